@@ -1,0 +1,71 @@
+"""The Three Thirteen engine: pure, standard-library-only, deterministic given a seed."""
+
+from .cards import JOKER, Card, make_shoe
+from .errors import (
+    CannotGoOut,
+    CardNotInHand,
+    CardParseError,
+    GameError,
+    GameOver,
+    IllegalAction,
+    NotYourTurn,
+    OptionsError,
+    WrongPhase,
+)
+from .game import (
+    Action,
+    Discard,
+    Draw,
+    Event,
+    GameState,
+    GoOut,
+    RoundResult,
+    action_from_dict,
+    action_to_dict,
+    apply,
+    go_out_cards,
+    legal_actions,
+    new_game,
+    replay,
+)
+from .options import Options, default_decks
+from .solver import Arrangement, Meld, best_arrangement, go_out_discards, min_penalty
+from .views import spectator_view, view_for
+
+__all__ = [
+    "JOKER",
+    "Action",
+    "Arrangement",
+    "CannotGoOut",
+    "Card",
+    "CardNotInHand",
+    "CardParseError",
+    "Discard",
+    "Draw",
+    "Event",
+    "GameError",
+    "GameOver",
+    "GameState",
+    "GoOut",
+    "IllegalAction",
+    "Meld",
+    "NotYourTurn",
+    "Options",
+    "OptionsError",
+    "RoundResult",
+    "WrongPhase",
+    "action_from_dict",
+    "action_to_dict",
+    "apply",
+    "best_arrangement",
+    "default_decks",
+    "go_out_cards",
+    "go_out_discards",
+    "legal_actions",
+    "make_shoe",
+    "min_penalty",
+    "new_game",
+    "replay",
+    "spectator_view",
+    "view_for",
+]
