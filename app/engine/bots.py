@@ -1,53 +1,405 @@
-"""Bot decisions (pure and seeded). Levels: random, easy, normal, hard."""
+"""Bot decisions (pure, standard library only, deterministic given a seed).
+
+``choose_action(state, seat, level, seed, history)`` returns the action a bot of ``level`` takes for
+``seat`` now. Levels:
+
+- ``random``: a uniformly random legal action.
+- ``easy``: goes out when it can, otherwise always draws from the stock and throws its highest-value card
+  that is not in an obvious group (a pair, two suit neighbours, a wild). No solver.
+- ``normal``: greedy on the exact solver: draws the discard when that lowers its best penalty, throws the
+  card that leaves the lowest penalty, goes out when it can.
+- ``hard``: scores every shortlisted hand as *penalty now minus the expected improvement of one more draw*
+  (exact expectation over the cards it has not seen), reads the next player's picks and throws to avoid
+  feeding them, plays the final turns (after someone went out) for the lowest penalty only, and always
+  goes out when it can (see ``docs/bots.md`` for why waiting never pays in this game).
+
+A bot only ever reads what its seat may know: its own hand, the discard pile, the stock's size, the
+public part of the round's events (``history``: the events ``apply`` returned, or their ``for_seat``
+dicts; private cards of other seats are stripped here before use), the options and the scores. It never
+reads other hands or the stock order; ``tests/engine/test_bots.py`` checks that.
+"""
 
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
+from .cards import Card, make_shoe
 from .errors import IllegalAction
-from .game import Action, Discard, Draw, GameState, GoOut, legal_actions
-from .options import BOT_LEVELS
-from .solver import best_arrangement, min_penalty
+from .game import Action, Discard, Draw, Event, GameState, GoOut, legal_actions
+from .options import BOT_LEVELS, Options, cards_dealt
+from .solver import _COUNT_BITS, _Search, best_arrangement
+
+PublicEvent = Event | Mapping[str, Any]
+
+# ----------------------------------------------------------------------------------------- tuning (hard)
+GAMMA = 1.0  # weight of the expected one-draw improvement of the hand kept
+GAMMA_LATE = 0.5  # ... once the round is old (opponents may go out soon)
+LATE_TURNS = 6  # own turns into the round after which the weight has moved to GAMMA_LATE
+SHORTLIST = 4  # discards scored in full (the rest are clearly worse on penalty)
+SHORTLIST_MARGIN = 12  # ... and only those within this many points of the best penalty
+DRAW_SHORTLIST = 2  # discards scored in full when weighing the top of the discard pile
+TAKE_MARGIN = 0.0  # how much better taking the discard must look than drawing blind
+DANGER_SET = 4.0  # cost of throwing a rank the next player picked up
+DANGER_RUN = 2.5  # cost of throwing a suit neighbour (within 2) of a card the next player picked up
+DANGER_WILD = 6.0  # cost of throwing a wild card to anyone
+DANGER_RELIEF = 0.5  # factor when the next player threw that rank away themselves
 
 
-def choose_action(state: GameState, seat: int, level: str = "normal", seed: int = 0) -> Action:
-    """The action a bot of ``level`` takes for ``seat`` now; deterministic given ``seed``."""
+# ------------------------------------------------------------------------------------------- solver glue
+@lru_cache(maxsize=1 << 17)
+def _pen(cards: tuple[Card, ...], wild: int, options: Options) -> int:
+    """Minimum penalty of a (sorted) hand."""
+    search = _Search(cards, wild, options)
+    full = (1 << len(search.naturals)) - 1
+    forced = sum(options.points(c) for c in search.forced)
+    return forced + (search.best(full, search.wild_count, 0) >> _COUNT_BITS)
+
+
+@lru_cache(maxsize=1 << 17)
+def _after(cards: tuple[Card, ...], wild: int, options: Options) -> int:
+    """Minimum penalty of a (sorted) hand after throwing its best card: ``min(pen(cards - d))``."""
+    if not cards:
+        return 0
+    search = _Search(cards, wild, options)
+    full = (1 << len(search.naturals)) - 1
+    forced = sum(options.points(c) for c in search.forced)
+    best = forced + (search.best_with_free_card(full, search.wild_count, 0) >> _COUNT_BITS)
+    if search.forced:
+        dearest = max(options.points(c) for c in search.forced)
+        best = min(best, forced - dearest + (search.best(full, search.wild_count, 0) >> _COUNT_BITS))
+    return best
+
+
+@lru_cache(maxsize=1 << 15)
+def _deadwood(cards: tuple[Card, ...], wild: int, options: Options) -> tuple[Card, ...]:
+    return best_arrangement(cards, wild, options).deadwood
+
+
+@lru_cache(maxsize=1 << 15)
+def _can_go_out(cards: tuple[Card, ...], wild: int, options: Options) -> bool:
+    return _Search(cards, wild, options).can_go_out()
+
+
+def _key(cards: Iterable[Card]) -> tuple[Card, ...]:
+    return tuple(sorted(cards))
+
+
+def _without(cards: Sequence[Card], card: Card) -> tuple[Card, ...]:
+    rest = list(cards)
+    rest.remove(card)
+    return tuple(rest)
+
+
+# ------------------------------------------------------------------------------------------ public facts
+@dataclass
+class Knowledge:
+    """What one seat knows from the public events of the current round."""
+
+    picked: list[list[Card]] = field(default_factory=list)  # per seat: cards taken from the discard pile
+    thrown: list[list[Card]] = field(default_factory=list)  # per seat: cards discarded
+    held: list[Counter[Card]] = field(default_factory=list)  # per seat: picked and not thrown since
+
+
+def _public(event: PublicEvent, seat: int) -> Mapping[str, Any]:
+    if isinstance(event, Event):
+        return event.for_seat(seat)
+    data = dict(event)
+    if data.get("source") == "stock" and data.get("seat") != seat:
+        data.pop("card", None)  # another seat's stock draw is never ours to know
+    return data
+
+
+def read_history(events: Iterable[PublicEvent] | None, seat: int, players: int) -> Knowledge:
+    """Fold the public events of a game (or of its current round) into what ``seat`` knows this round.
+
+    Only the public face of each event is read (``Event.for_seat(seat)``), so stock draws of other seats
+    stay hidden even when the caller passes every event of the game.
+    """
+    know = Knowledge()
+
+    def reset() -> None:
+        know.picked = [[] for _ in range(players)]
+        know.thrown = [[] for _ in range(players)]
+        know.held = [Counter() for _ in range(players)]
+
+    reset()
+    for event in events or ():
+        data = _public(event, seat)
+        kind = data.get("kind")
+        if kind in ("round_start", "round_end"):
+            reset()
+            continue
+        who = data.get("seat")
+        text = data.get("card")
+        if not isinstance(who, int) or not 0 <= who < players or text is None:
+            continue
+        card = text if isinstance(text, Card) else Card.parse(str(text))
+        if kind == "draw" and data.get("source") == "discard":
+            know.picked[who].append(card)
+            know.held[who][card] += 1
+        elif kind in ("discard", "go_out"):
+            know.thrown[who].append(card)
+            if know.held[who][card] > 0:
+                know.held[who][card] -= 1
+    return know
+
+
+def _unseen(state: GameState, seat: int, know: Knowledge) -> Counter[Card]:
+    """How many copies of each card may still be in the stock or in hidden parts of other hands."""
+    shoe = Counter(make_shoe(state.options.deck_count(state.players), state.options.jokers))
+    shoe.subtract(state.hands[seat])
+    shoe.subtract(state.discard)
+    for other, held in enumerate(know.held):
+        if other != seat:
+            shoe.subtract(held)
+    return Counter({card: n for card, n in shoe.items() if n > 0})
+
+
+# ------------------------------------------------------------------------------------------------ levels
+def choose_action(
+    state: GameState,
+    seat: int,
+    level: str = "normal",
+    seed: int = 0,
+    history: Iterable[PublicEvent] | None = None,
+) -> Action:
+    """The action a bot of ``level`` takes for ``seat`` now; deterministic given ``seed``.
+
+    ``history``: the game's events so far (as ``apply`` returned them, or their ``for_seat`` dicts); only
+    the hard bot reads it, and only their public face. Without it the hard bot still plays, blind to
+    what the others picked up.
+    """
     if level not in BOT_LEVELS:
         raise IllegalAction(f"bot level must be one of {', '.join(BOT_LEVELS)}, got {level!r}")
     actions = legal_actions(state, seat)
     if not actions:
         raise IllegalAction(f"seat {seat} has nothing to do now")
-    rng = random.Random(f"{seed}/{state.moves}/{seat}")
-    go_out = [a for a in actions if isinstance(a, GoOut)]
-    if go_out and level != "random":
-        return go_out[0]
     if level == "random":
-        return rng.choice(actions)
-    return _normal(state, seat, actions)
+        return random.Random(f"{seed}/{state.moves}/{seat}").choice(actions)
+    if level == "easy":
+        return _easy(state, seat, actions)
+    if level == "normal":
+        return _normal(state, seat, actions)
+    return _Hard(state, seat, read_history(history, seat, state.players)).choose(actions)
+
+
+def _draw_sources(actions: Sequence[Action]) -> set[str]:
+    return {a.source for a in actions if isinstance(a, Draw)}
+
+
+def _go_outs(actions: Sequence[Action]) -> list[Card]:
+    return [a.card for a in actions if isinstance(a, GoOut)]
+
+
+def _easy(state: GameState, seat: int, actions: list[Action]) -> Action:
+    if state.phase == "draw":
+        return Draw("stock") if "stock" in _draw_sources(actions) else Draw("discard")
+    outs = _go_outs(actions)
+    if outs:
+        return GoOut(outs[0])
+    hand, wild, points = state.hands[seat], state.wild_rank, state.options.points
+
+    def grouped(card: Card) -> bool:
+        if card.rank == wild or card.is_joker:
+            return True
+        return any(
+            other is not card
+            and (other.rank == card.rank or (other.suit == card.suit and abs(other.rank - card.rank) == 1))
+            for other in hand
+        )
+
+    loose = [c for c in hand if not grouped(c)] or [c for c in hand if c.rank != wild and not c.is_joker]
+    pick = max(loose or list(hand), key=lambda c: (points(c), c))
+    return Discard(pick)
 
 
 def _normal(state: GameState, seat: int, actions: list[Action]) -> Action:
-    hand = list(state.hands[seat])
+    hand = _key(state.hands[seat])
     wild, options = state.wild_rank, state.options
     if state.phase == "draw":
-        if state.discard and any(isinstance(a, Draw) and a.source == "discard" for a in actions):
-            now = best_arrangement(hand, wild, options)
-            worst = max(now.deadwood, key=options.points, default=None)
-            with_top = [*hand, state.discard[-1]]
-            kept = list(with_top)
-            if worst is not None:
-                kept.remove(worst)
-            if min_penalty(kept, wild, options) < now.penalty:
+        sources = _draw_sources(actions)
+        if "discard" in sources:
+            top = state.discard[-1]
+            if "stock" not in sources or _after(_key((*hand, top)), wild, options) < _pen(
+                hand, wild, options
+            ):
                 return Draw("discard")
-        return Draw("stock") if any(a == Draw("stock") for a in actions) else Draw("discard")
-    best: tuple[int, int, Action] | None = None
-    for action in actions:
-        if not isinstance(action, Discard):
-            continue
-        rest = list(hand)
-        rest.remove(action.card)
-        score = (min_penalty(rest, wild, options), -options.points(action.card))
-        if best is None or score < best[:2]:
-            best = (*score, action)
-    assert best is not None
-    return best[2]
+        return Draw("stock")
+    outs = _go_outs(actions)
+    if outs:
+        return GoOut(outs[0])
+    best = min(set(hand), key=lambda c: (_pen(_without(hand, c), wild, options), -options.points(c), c))
+    return Discard(best)
+
+
+class _Hard:
+    """One decision of the hard bot (holds the per-decision caches)."""
+
+    def __init__(self, state: GameState, seat: int, know: Knowledge) -> None:
+        self.state, self.seat, self.know = state, seat, know
+        self.wild, self.options = state.wild_rank, state.options
+        self.points = state.options.points
+        self.hand = _key(state.hands[seat])
+        self.unseen = _unseen(state, seat, know)
+        self.total_unseen = sum(self.unseen.values())
+        self.final = state.went_out is not None
+        players = state.players
+        self.next_seat = (seat + 1) % players
+        n = cards_dealt(state.round)
+        shoe_size = 52 * state.options.deck_count(players) + (
+            2 * state.options.deck_count(players) if state.options.jokers else 0
+        )
+        stock0 = shoe_size - players * n - 1
+        drawn = stock0 - len(state.stock) + state.reshuffles * stock0
+        self.turns = drawn / players  # about how many turns each seat has had this round
+        late = min(1.0, self.turns / LATE_TURNS)
+        self.gamma = GAMMA + (GAMMA_LATE - GAMMA) * late
+        self._gain: dict[tuple[Card, ...], float] = {}
+
+    # -------------------------------------------------------------------------------------- evaluation
+    def is_wild(self, card: Card) -> bool:
+        return card.rank == self.wild or card.is_joker
+
+    def positions(self, card: Card) -> tuple[int, ...]:
+        if card.rank == 1 and self.options.ace_high_low:
+            return (1, 14)
+        return (card.rank,)
+
+    def gain(self, hand: tuple[Card, ...]) -> float:
+        """Expected drop of the penalty of ``hand`` (between turns) after one blind draw and a throw."""
+        cached = self._gain.get(hand)
+        if cached is not None:
+            return cached
+        wild, options = self.wild, self.options
+        pen = _pen(hand, wild, options)
+        if pen == 0 or not self.total_unseen:
+            self._gain[hand] = 0.0
+            return 0.0
+        best_throw = _after(hand, wild, options)
+        dead = [c for c in _deadwood(hand, wild, options) if not self.is_wild(c)]
+        has_wild = any(self.is_wild(c) for c in hand)
+        ranks = Counter(c.rank for c in dead)
+        by_suit: dict[str, list[int]] = {}
+        for c in dead:
+            by_suit.setdefault(c.suit, []).extend(self.positions(c))
+        wild_value: dict[bool, int] = {}
+        total = 0.0
+        for card, count in self.unseen.items():
+            if self.is_wild(card):
+                joker = card.is_joker
+                if joker not in wild_value:
+                    wild_value[joker] = _after(_key((*hand, card)), wild, options)
+                after = wild_value[joker]
+            elif self._relevant(card, ranks, by_suit, has_wild):
+                after = _after(_key((*hand, card)), wild, options)
+            else:
+                after = min(pen, best_throw + self.points(card))
+            total += count * (pen - after)
+        result = total / self.total_unseen
+        self._gain[hand] = result
+        return result
+
+    def _relevant(
+        self, card: Card, ranks: Counter[int], by_suit: dict[str, list[int]], has_wild: bool
+    ) -> bool:
+        if ranks[card.rank] >= 2 or (has_wild and ranks[card.rank]):
+            return True
+        near = by_suit.get(card.suit)
+        if not near:
+            return False
+        for pos in self.positions(card):
+            close = sorted({p for p in near if p != pos and abs(p - pos) <= 2})
+            if has_wild and close:
+                return True
+            for i, a in enumerate(close):
+                for b in close[i + 1 :]:
+                    if max(a, b, pos) - min(a, b, pos) <= 2:
+                        return True
+        return False
+
+    def danger(self, card: Card) -> float:
+        """How much throwing ``card`` may help the next player (from what they picked and threw)."""
+        if self.final and self.state.final_turns <= 1:
+            return 0.0  # nobody plays after this throw
+        if self.is_wild(card):
+            return DANGER_WILD
+        picked = self.know.picked[self.next_seat] if self.know.picked else []
+        thrown = self.know.thrown[self.next_seat] if self.know.thrown else []
+        risk = 0.0
+        for seen in picked:
+            if self.is_wild(seen):
+                continue
+            if seen.rank == card.rank:
+                risk += DANGER_SET
+            elif seen.suit == card.suit and any(
+                abs(a - b) <= 2 for a in self.positions(seen) for b in self.positions(card)
+            ):
+                risk += DANGER_RUN
+        if risk and any(t.rank == card.rank for t in thrown):
+            risk *= DANGER_RELIEF
+        return risk
+
+    # ---------------------------------------------------------------------------------------- decisions
+    def choose(self, actions: list[Action]) -> Action:
+        if self.state.phase == "draw":
+            return self.draw(_draw_sources(actions))
+        outs = _go_outs(actions)
+        if outs:
+            # Going out is never worse than waiting: our score cannot drop below 0 and every extra
+            # turn only helps the others. The one choice left is what to hand the next player.
+            return GoOut(min(outs, key=lambda c: (self.danger(c), -self.points(c), c)))
+        return Discard(self.throw(self.hand))
+
+    def draw(self, sources: set[str]) -> Action:
+        if "discard" not in sources:
+            return Draw("stock")
+        if "stock" not in sources:
+            return Draw("discard")
+        wild, options = self.wild, self.options
+        top = self.state.discard[-1]
+        hand = self.hand
+        taken = _key((*hand, top))
+        if _can_go_out(taken, wild, options):
+            return Draw("discard")
+        pen = _pen(hand, wild, options)
+        gain = self.gain(hand)
+        if self.final:
+            # one draw left: compare the throw after taking the top with the expected blind draw
+            return Draw("discard") if _after(taken, wild, options) < pen - gain else Draw("stock")
+        after_top = _after(taken, wild, options)
+        if after_top >= pen and not self.is_wild(top):
+            # the card melds nothing now; keep it only if it builds toward something
+            dead = _deadwood(hand, wild, options)
+            if not any(
+                c.rank == top.rank or (c.suit == top.suit and abs(c.rank - top.rank) <= 2) for c in dead
+            ):
+                return Draw("stock")
+        stock_value = pen - (1.0 + self.gamma) * gain
+        options_after = sorted(
+            ((_pen(_without(taken, c), wild, options), -self.points(c), c) for c in set(taken) if c != top),
+        )[:DRAW_SHORTLIST]
+        take_value = min(
+            p - self.gamma * self.gain(_without(taken, c)) + self.danger(c) for p, _, c in options_after
+        )
+        return Draw("discard") if take_value < stock_value - TAKE_MARGIN else Draw("stock")
+
+    def throw(self, hand: tuple[Card, ...]) -> Card:
+        wild, options = self.wild, self.options
+        scored = sorted((_pen(_without(hand, c), wild, options), -self.points(c), c) for c in set(hand))
+        if self.final:
+            return min(scored, key=lambda s: (s[0], self.danger(s[2]), s[1], s[2]))[2]
+        low = scored[0][0]
+        short = [s for s in scored[:SHORTLIST] if s[0] <= low + SHORTLIST_MARGIN]
+        return min(
+            short,
+            key=lambda s: (
+                s[0] - self.gamma * self.gain(_without(hand, s[2])) + self.danger(s[2]),
+                s[1],
+                s[2],
+            ),
+        )[2]

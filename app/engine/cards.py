@@ -48,7 +48,7 @@ class Card:
         suit = cleaned[-1:]
         if rank is None or suit not in SUITS:
             raise CardParseError(
-                f"cannot read card {text!r}: expected a rank (A, 2-10, J, Q, K) then a suit (S, H, D, C), or JK"
+                f"cannot read card {text!r}: expected a rank (A, 2-10, J, Q, K) and suit (S, H, D, C), or JK"
             )
         return cls(rank, suit)
 

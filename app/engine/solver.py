@@ -144,7 +144,7 @@ class _Search:
         return cores
 
     def _runs_from(self, items: list[tuple[int, int]], budget: int, high: int, out: list[_Core]) -> None:
-        """Every run core: two or more naturals of one suit, distinct positions, gaps within the wild budget."""
+        """Every run core: two or more naturals of one suit, distinct positions, gaps the wilds can fill."""
         seen: set[tuple[int, int, int]] = set()
 
         def extend(

@@ -8,12 +8,19 @@ seat's cards in a round still being played.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
-from .cards import rank_name
+from .cards import Card, rank_name
 from .game import GameState, can_draw_stock, go_out_cards
-from .options import ROUNDS, cards_dealt
-from .solver import best_arrangement
+from .options import ROUNDS, Options, cards_dealt
+from .solver import Arrangement, best_arrangement
+
+
+@lru_cache(maxsize=8192)
+def _arrangement(hand: tuple[Card, ...], wild: int, options: Options) -> Arrangement:
+    """Views are built for every socket on every move, but a hand rarely changes: remember its arrangement."""
+    return best_arrangement(hand, wild, options)
 
 
 def _public(state: GameState) -> dict[str, Any]:
@@ -78,7 +85,7 @@ def view_for(state: GameState, seat: int | None) -> dict[str, Any]:
             "hand": [str(c) for c in hand],
             "arrangement": None
             if state.is_over
-            else best_arrangement(hand, state.wild_rank, state.options).to_dict(),
+            else _arrangement(hand, state.wild_rank, state.options).to_dict(),
             "drawn": str(state.drawn) if my_turn and state.drawn else None,
             "can_go_out": go_out,
             "legal": legal,

@@ -49,7 +49,7 @@ def meld_kinds(cards: Sequence[Card], wild_rank: int | str, options: Options) ->
         return set()
     if options.natural_in_every_meld and all(card.is_joker for card in cards):
         return set()  # a card of the wild rank is natural (it may stand as itself); a joker is not
-    naturals = [card for card in cards if not is_wild(card, wild)]
+    naturals = [card for card in cards if not (card.is_joker or card.rank == wild)]
     kinds: set[str] = set()
     # Set: every card is of one rank, or wild. Any length.
     if len({card.rank for card in naturals}) <= 1:
@@ -97,14 +97,15 @@ class Oracle:
         for card in cards:
             # one representative per kind: the wild-rank cards are all the spade of that rank
             counts[Card(self.wild, "S") if card.rank == self.wild else card] += 1
-        self.kinds = sorted(counts)
+        # wild kinds last: the search settles the first card left, and a natural card lies in few melds
+        self.kinds = sorted(counts, key=lambda card: (is_wild(card, self.wild), card))
         self.counts = [counts[kind] for kind in self.kinds]
         self.points = [options.points(kind) for kind in self.kinds]
         self.guards = sum(_GUARD << (_FIELD * i) for i in range(len(self.kinds)))
         self.full = self.pack(self.counts)
         self.melds_by_first: list[list[int]] = [[] for _ in self.kinds]
         self.meld_count = 0
-        self._enumerate(0, [], [0] * len(self.kinds))
+        self._enumerate(0, [], [0] * len(self.kinds), frozenset(), frozenset(), 0)
         self.memo: dict[int, int] = {0: 0}
 
     def pack(self, counts: Sequence[int]) -> int:
@@ -118,11 +119,12 @@ class Oracle:
             counts[self.kinds.index(kind)] += 1
         return self.pack(counts)
 
-    def _enumerate(self, index: int, chosen: list[Card], counts: list[int]) -> None:
+    def _enumerate(
+        self, index: int, chosen: list[Card], counts: list[int], ranks: frozenset[int], suits: frozenset[str],
+        naturals: int,
+    ) -> None:
         """Every sub-multiset of the hand, pruning only partial choices that no card can make a meld."""
-        naturals = [card for card in chosen if not is_wild(card, self.wild)]
-        ranks = {card.rank for card in naturals}
-        if len(ranks) > 1 and (len({card.suit for card in naturals}) > 1 or len(ranks) < len(naturals)):
+        if len(ranks) > 1 and (len(suits) > 1 or len(ranks) < naturals):
             return  # neither a set (two ranks) nor a run (two suits, or a rank twice)
         if index == len(self.kinds):
             if len(chosen) >= 3 and is_valid_meld(chosen, self.wild, self.options):
@@ -131,9 +133,15 @@ class Oracle:
                 self.meld_count += 1
             return
         kind = self.kinds[index]
-        for take in range(self.counts[index] + 1):
+        self._enumerate(index + 1, chosen, counts, ranks, suits, naturals)
+        natural = not is_wild(kind, self.wild)
+        if natural:
+            ranks, suits = ranks | {kind.rank}, suits | {kind.suit}
+        for take in range(1, self.counts[index] + 1):
             counts[index] = take
-            self._enumerate(index + 1, chosen + [kind] * take, counts)
+            self._enumerate(
+                index + 1, chosen + [kind] * take, counts, ranks, suits, naturals + take * natural
+            )
         counts[index] = 0
 
     def solve(self, state: int | None = None) -> int:

@@ -1,0 +1,32 @@
+"""Persistence: SQLAlchemy 2 async models, migrations runner, and the store's read/write functions."""
+
+from .db import make_engine, normalize_url, run_migrations, upgrade_head
+from .store import (
+    AckRecord,
+    ActionRecord,
+    CodeTaken,
+    GameRecord,
+    RoomRecord,
+    RoundScore,
+    SeatRecord,
+    Store,
+    StoreError,
+    VersionConflict,
+)
+
+__all__ = [
+    "AckRecord",
+    "ActionRecord",
+    "CodeTaken",
+    "GameRecord",
+    "RoomRecord",
+    "RoundScore",
+    "SeatRecord",
+    "Store",
+    "StoreError",
+    "VersionConflict",
+    "make_engine",
+    "normalize_url",
+    "run_migrations",
+    "upgrade_head",
+]

@@ -1,0 +1,81 @@
+"""Database engines: URL normalising, SQLite pragmas (WAL, busy timeout), and running migrations."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+ROOT = Path(__file__).resolve().parents[2]
+ALEMBIC_INI = ROOT / "alembic.ini"
+SQLITE_BUSY_TIMEOUT_MS = 5000
+
+
+def normalize_url(url: str) -> str:
+    """Pick the async driver: ``postgresql://`` → asyncpg, ``sqlite://`` → aiosqlite."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg2", "postgresql+psycopg"):
+        parsed = parsed.set(drivername="postgresql+asyncpg")
+    elif parsed.drivername in ("sqlite", "sqlite+pysqlite"):
+        parsed = parsed.set(drivername="sqlite+aiosqlite")
+    return parsed.render_as_string(hide_password=False)
+
+
+def is_sqlite(url: str | URL) -> bool:
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def ensure_sqlite_dir(url: str) -> None:
+    """Create the directory of a SQLite file (``./data`` by default) so a fresh checkout just runs."""
+    parsed = make_url(url)
+    if is_sqlite(parsed) and parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers and one writer work at once; FULL sync makes every acknowledged move durable.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
+    url = normalize_url(url)
+    if is_sqlite(url):
+        ensure_sqlite_dir(url)
+        engine = create_async_engine(url, **kwargs)
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_async_engine(url, **kwargs)
+
+
+def alembic_config(url: str) -> Any:
+    from alembic.config import Config
+
+    config = Config(str(ALEMBIC_INI))
+    config.set_main_option("script_location", str(ROOT / "migrations"))
+    # '%' must be escaped for ConfigParser (passwords may contain it).
+    config.set_main_option("sqlalchemy.url", normalize_url(url).replace("%", "%%"))
+    config.attributes["configure_logger"] = False
+    return config
+
+
+def upgrade_head(url: str) -> None:
+    """``alembic upgrade head`` (blocking: the async env runs its own event loop)."""
+    from alembic import command
+
+    ensure_sqlite_dir(normalize_url(url))
+    command.upgrade(alembic_config(url), "head")
+
+
+async def run_migrations(url: str) -> None:
+    """Apply migrations from async code: in a worker thread, which may run its own event loop."""
+    await asyncio.to_thread(upgrade_head, url)

@@ -1,0 +1,121 @@
+"""SQLAlchemy 2 table models: rooms, seats, games, the ordered action log and per-round scores."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Explicit constraint names keep migrations identical on SQLite and PostgreSQL.
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class RoomRow(Base):
+    """One table of friends. ``version`` grows with every move and lobby change (the wire version)."""
+
+    __tablename__ = "rooms"
+
+    code: Mapped[str] = mapped_column(String(16), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    status: Mapped[str] = mapped_column(String(16))  # lobby | playing | finished
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seat_count: Mapped[int] = mapped_column(Integer)
+    host_seat: Mapped[int] = mapped_column(Integer, default=0)
+    # No foreign key: games point at rooms, and a cycle would complicate migrations on SQLite.
+    current_game_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
+
+class SeatRow(Base):
+    """A seat at a room: a person (holding a secret token, stored only as its SHA-256) or a bot."""
+
+    __tablename__ = "seats"
+    __table_args__ = (
+        UniqueConstraint("room_code", "seat_index", name="uq_seats_room_index"),
+        Index("ix_seats_token_hash", "token_hash"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_code: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"), index=True)
+    seat_index: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
+    bot_level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class GameRow(Base):
+    """One game played at a room, with its options, seed, players and the latest state snapshot."""
+
+    __tablename__ = "games"
+    __table_args__ = (UniqueConstraint("room_code", "number", name="uq_games_room_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_code: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    players: Mapped[list[Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16))  # playing | finished
+    version: Mapped[int] = mapped_column(Integer)  # the room version this snapshot belongs to
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)  # GameState.to_dict(): secret, never sent out
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class ActionRow(Base):
+    """One accepted move, in order; ``client_id`` makes retries idempotent."""
+
+    __tablename__ = "actions"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seq", name="uq_actions_game_seq"),
+        UniqueConstraint("game_id", "client_id", name="uq_actions_game_client_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)  # 1, 2, ...: the game's move number after this action
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]] = mapped_column(JSON)
+    client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)  # null for bots
+    version: Mapped[int] = mapped_column(Integer)  # the room version this action produced
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RoundScoreRow(Base):
+    """The penalty of one seat in one finished round (the score sheet, kept for history)."""
+
+    __tablename__ = "round_scores"
+    __table_args__ = (UniqueConstraint("game_id", "round", "seat", name="uq_round_scores_game_round_seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    round: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))
+    penalty: Mapped[int] = mapped_column(Integer)

@@ -1,0 +1,347 @@
+"""The store: the few async functions that read and write rooms, seats, games and the action log.
+
+This is the only module with SQL. It returns plain records (never ORM objects), so the rooms layer knows
+nothing about SQLAlchemy. Every write that changes what clients see moves the room's ``version`` with an
+optimistic check (``WHERE version = expected``), so two writers can never both win.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from .db import make_engine
+from .models import ActionRow, GameRow, RoomRow, RoundScoreRow, SeatRow
+
+
+class StoreError(Exception):
+    """Base of the store's own errors."""
+
+
+class CodeTaken(StoreError):
+    """A room with this code exists already (pick another code)."""
+
+
+class VersionConflict(StoreError):
+    """The room moved on in the store since it was loaded (another writer): reload it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    index: int
+    name: str
+    is_bot: bool = False
+    bot_level: str | None = None
+    token_hash: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AckRecord:
+    """What an accepted client action produced, to answer its retries."""
+
+    seat: int
+    version: int
+
+
+@dataclass(slots=True)
+class GameRecord:
+    id: int
+    number: int
+    status: str
+    version: int
+    seed: int
+    state: dict[str, Any]
+    acks: dict[str, AckRecord] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class RoomRecord:
+    code: str
+    status: str
+    version: int
+    host_seat: int
+    seat_count: int
+    options: dict[str, Any]
+    created_at: datetime
+    seats: list[SeatRecord]
+    game: GameRecord | None
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRecord:
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    client_id: str | None
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScore:
+    round: int
+    seat: int
+    name: str
+    penalty: int
+
+
+class Store:
+    """Async access to the database behind one engine."""
+
+    def __init__(self, url: str, **engine_kwargs: Any) -> None:
+        self.engine: AsyncEngine = make_engine(url, **engine_kwargs)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    async def ping(self) -> None:
+        async with self.sessions() as session:
+            await session.execute(select(1))
+
+    # ----- rooms and seats -------------------------------------------------------------------------
+
+    async def create_room(
+        self,
+        *,
+        code: str,
+        seat_count: int,
+        options: dict[str, Any],
+        seats: list[SeatRecord],
+        now: datetime,
+    ) -> None:
+        """Insert a room in the lobby with its first seats (the host first); CodeTaken if the code is used."""
+        try:
+            async with self.sessions.begin() as session:
+                session.add(
+                    RoomRow(
+                        code=code,
+                        created_at=now,
+                        status="lobby",
+                        options=options,
+                        seat_count=seat_count,
+                        host_seat=0,
+                        current_game_id=None,
+                        version=1,
+                    )
+                )
+                await session.flush()
+                session.add_all(_seat_row(code, seat, now) for seat in seats)
+        except IntegrityError as exc:
+            raise CodeTaken(code) from exc
+
+    async def load_room(self, code: str) -> RoomRecord | None:
+        """The room with its seats and current game (state snapshot and the acks of its client actions)."""
+        async with self.sessions() as session:
+            room = await session.get(RoomRow, code)
+            if room is None:
+                return None
+            seat_rows = (
+                await session.scalars(
+                    select(SeatRow).where(SeatRow.room_code == code).order_by(SeatRow.seat_index)
+                )
+            ).all()
+            game: GameRecord | None = None
+            if room.current_game_id is not None:
+                row = await session.get(GameRow, room.current_game_id)
+                if row is not None:
+                    acks = (
+                        await session.execute(
+                            select(ActionRow.client_id, ActionRow.seat, ActionRow.version).where(
+                                ActionRow.game_id == row.id, ActionRow.client_id.is_not(None)
+                            )
+                        )
+                    ).all()
+                    game = GameRecord(
+                        id=row.id,
+                        number=row.number,
+                        status=row.status,
+                        version=row.version,
+                        seed=row.seed,
+                        state=row.state,
+                        acks={cid: AckRecord(seat, version) for cid, seat, version in acks if cid},
+                    )
+            return RoomRecord(
+                code=room.code,
+                status=room.status,
+                version=room.version,
+                host_seat=room.host_seat,
+                seat_count=room.seat_count,
+                options=dict(room.options),
+                created_at=room.created_at,
+                seats=[
+                    SeatRecord(s.seat_index, s.name, s.is_bot, s.bot_level, s.token_hash) for s in seat_rows
+                ],
+                game=game,
+            )
+
+    async def add_seat(self, *, code: str, version: int, seat: SeatRecord, now: datetime) -> None:
+        """Seat a person or a bot at ``seat.index``; the room moves to ``version``."""
+        async with self.sessions.begin() as session:
+            await _bump(session, code, version)
+            session.add(_seat_row(code, seat, now))
+
+    async def remove_seat(self, *, code: str, version: int, index: int) -> None:
+        """Remove a seat; the seats above it move down by one (the game needs seats 0..n-1)."""
+        async with self.sessions.begin() as session:
+            await _bump(session, code, version)
+            await session.execute(
+                delete(SeatRow).where(SeatRow.room_code == code, SeatRow.seat_index == index)
+            )
+            above = (
+                await session.scalars(
+                    select(SeatRow)
+                    .where(SeatRow.room_code == code, SeatRow.seat_index > index)
+                    .order_by(SeatRow.seat_index)
+                )
+            ).all()
+            for row in above:  # one by one, lowest first, so the unique (room, index) is never violated
+                row.seat_index -= 1
+                await session.flush()
+
+    async def update_lobby(
+        self, *, code: str, version: int, options: dict[str, Any], seat_count: int
+    ) -> None:
+        async with self.sessions.begin() as session:
+            await _bump(session, code, version, options=options, seat_count=seat_count)
+
+    async def start_game(
+        self,
+        *,
+        code: str,
+        version: int,
+        number: int,
+        seed: int,
+        options: dict[str, Any],
+        players: list[dict[str, Any]],
+        state: dict[str, Any],
+        now: datetime,
+    ) -> int:
+        """Create game ``number`` of the room and make it current (room: playing). Returns the game id."""
+        async with self.sessions.begin() as session:
+            row = GameRow(
+                room_code=code,
+                number=number,
+                options=options,
+                seed=seed,
+                players=players,
+                status="playing",
+                version=version,
+                state=state,
+                created_at=now,
+                finished_at=None,
+            )
+            session.add(row)
+            await session.flush()
+            await _bump(
+                session,
+                code,
+                version,
+                status="playing",
+                current_game_id=row.id,
+                seat_count=len(players),
+                options=options,
+            )
+            return row.id
+
+    async def record_action(
+        self,
+        *,
+        code: str,
+        game_id: int,
+        version: int,
+        seq: int,
+        seat: int,
+        action: dict[str, Any],
+        client_id: str | None,
+        state: dict[str, Any],
+        finished: bool,
+        round_scores: list[RoundScore],
+        now: datetime,
+    ) -> None:
+        """One accepted move, in ONE transaction: the log row, the snapshot, the room version, the scores."""
+        async with self.sessions.begin() as session:
+            await _bump(session, code, version, **({"status": "finished"} if finished else {}))
+            session.add(
+                ActionRow(
+                    game_id=game_id,
+                    seq=seq,
+                    seat=seat,
+                    action=action,
+                    client_id=client_id,
+                    version=version,
+                    created_at=now,
+                )
+            )
+            values: dict[str, Any] = {"state": state, "version": version}
+            if finished:
+                values.update(status="finished", finished_at=now)
+            await session.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
+            session.add_all(
+                RoundScoreRow(game_id=game_id, round=s.round, seat=s.seat, name=s.name, penalty=s.penalty)
+                for s in round_scores
+            )
+
+    async def find_ack(self, *, game_id: int, client_id: str) -> AckRecord | None:
+        async with self.sessions() as session:
+            row = (
+                await session.execute(
+                    select(ActionRow.seat, ActionRow.version).where(
+                        ActionRow.game_id == game_id, ActionRow.client_id == client_id
+                    )
+                )
+            ).first()
+            return AckRecord(row[0], row[1]) if row else None
+
+    async def list_actions(self, game_id: int) -> list[ActionRecord]:
+        async with self.sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.seq)
+                )
+            ).all()
+            return [ActionRecord(r.seq, r.seat, r.action, r.client_id, r.version) for r in rows]
+
+    async def list_round_scores(self, game_id: int) -> list[RoundScore]:
+        async with self.sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(RoundScoreRow)
+                    .where(RoundScoreRow.game_id == game_id)
+                    .order_by(RoundScoreRow.round, RoundScoreRow.seat)
+                )
+            ).all()
+            return [RoundScore(r.round, r.seat, r.name, r.penalty) for r in rows]
+
+    async def load_game_state(self, game_id: int) -> tuple[int, dict[str, Any]] | None:
+        """(version, snapshot) of one game, for checks and history."""
+        async with self.sessions() as session:
+            row = await session.get(GameRow, game_id)
+            return (row.version, row.state) if row else None
+
+
+def _seat_row(code: str, seat: SeatRecord, now: datetime) -> SeatRow:
+    return SeatRow(
+        room_code=code,
+        seat_index=seat.index,
+        name=seat.name,
+        token_hash=seat.token_hash,
+        is_bot=seat.is_bot,
+        bot_level=seat.bot_level,
+        created_at=now,
+    )
+
+
+async def _bump(session: AsyncSession, code: str, version: int, **values: Any) -> None:
+    """Move the room from ``version - 1`` to ``version`` (and set ``values``), or raise VersionConflict."""
+    result = await session.execute(
+        update(RoomRow)
+        .where(RoomRow.code == code, RoomRow.version == version - 1)
+        .values(version=version, **values)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        raise VersionConflict(f"room {code} is no longer at version {version - 1}")

@@ -1,0 +1,7 @@
+#!/bin/sh
+# The container's entrypoint: apply the migrations, then serve (uvicorn, via python -m app).
+set -eu
+cd "$(dirname "$0")/.." 2>/dev/null || true
+[ -f alembic.ini ] || cd /srv/app
+python -m app migrate
+exec python -m app serve

@@ -1,0 +1,67 @@
+// REST calls to the server (create, join, look up a room) and the per-room seat token kept in the browser.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code || `HTTP ${status}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function request(method, path, body) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: body ? { 'Content-Type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    throw new ApiError(0, 'network', '');
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch { /* empty or not JSON */ }
+  if (!response.ok) {
+    const detail = data && (data.detail ?? data.error ?? data);
+    const code = (detail && detail.code) || (response.status === 404 ? 'not_found' : 'http');
+    const message = typeof detail === 'string' ? detail : (detail && detail.message) || (Array.isArray(detail) ? detail.map((d) => d.msg).join('; ') : '');
+    throw new ApiError(response.status, code, message);
+  }
+  return data;
+}
+
+export const createRoom = (body) => request('POST', '/api/rooms', body);
+export const joinRoom = (code, name) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, { name });
+export const getRoom = (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`);
+
+const tokenKey = (code) => `tt.token.${code.toUpperCase()}`;
+
+export function savedToken(code) {
+  try {
+    return localStorage.getItem(tokenKey(code));
+  } catch {
+    return null;
+  }
+}
+
+export function saveToken(code, token) {
+  try {
+    localStorage.setItem(tokenKey(code), token);
+  } catch { /* private mode: the seat lasts as long as the tab */ }
+}
+
+export function savedName() {
+  try {
+    return localStorage.getItem('tt.name') || '';
+  } catch {
+    return '';
+  }
+}
+
+export function saveName(name) {
+  try {
+    localStorage.setItem('tt.name', name);
+  } catch { /* ignore */ }
+}

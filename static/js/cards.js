@@ -1,0 +1,77 @@
+// Playing cards in the page: parsing the wire text ('10H', 'JK'), accessible labels, and card elements.
+import { h } from './dom.js';
+import { cardLabelWords, num, t } from './i18n.js';
+
+export const SUIT_SYMBOLS = { S: '♠', H: '♥', D: '♦', C: '♣' };
+const RED = new Set(['H', 'D']);
+
+/** '10H' -> {rank: '10', suit: 'H'}; 'JK' -> {rank: 'JK', suit: null, joker: true}. */
+export function parseCard(text) {
+  if (text === 'JK') return { rank: 'JK', suit: null, joker: true };
+  return { rank: text.slice(0, -1), suit: text.slice(-1), joker: false };
+}
+
+export function isWild(text, wildRank) {
+  const card = parseCard(text);
+  return card.joker || (wildRank != null && card.rank === wildRank);
+}
+
+/** '10 of hearts, wild' / '۱۰ دل، وحشی'. */
+export function cardLabel(text, wildRank) {
+  const words = cardLabelWords();
+  const card = parseCard(text);
+  let label;
+  if (card.joker) {
+    label = words.joker;
+  } else {
+    const rank = words.ranks[card.rank] ?? num(card.rank);
+    label = words.label.replace('{rank}', rank).replace('{suit}', words.suits[card.suit]);
+  }
+  return isWild(text, wildRank) ? label + words.wild : label;
+}
+
+/** Short printed form, e.g. '10♥'. */
+export function cardShort(text) {
+  const card = parseCard(text);
+  return card.joker ? '🃏' : card.rank + SUIT_SYMBOLS[card.suit];
+}
+
+/**
+ * A face-up card. ``opts.button`` makes it a focusable <button>; ``opts.wildRank`` marks wild cards.
+ * Ranks and suit symbols are printed the same in every language (dir="ltr" keeps '10' readable).
+ */
+export function cardEl(text, opts = {}) {
+  const card = parseCard(text);
+  const wild = isWild(text, opts.wildRank);
+  const classes = ['card', card.joker ? 'joker' : RED.has(card.suit) ? 'red' : 'black'];
+  if (wild) classes.push('wild');
+  if (opts.small) classes.push('small');
+  if (opts.extraClass) classes.push(opts.extraClass);
+  const tag = opts.button ? 'button' : 'div';
+  const symbol = card.joker ? '★' : SUIT_SYMBOLS[card.suit];
+  const rank = card.joker ? 'JK' : card.rank;
+  const attrs = {
+    class: classes.join(' '),
+    dataset: { card: text },
+    'aria-label': cardLabel(text, opts.wildRank),
+    dir: 'ltr',
+  };
+  if (opts.button) attrs.type = 'button';
+  else attrs.role = 'img';
+  return h(
+    tag,
+    attrs,
+    h('span.corner', { 'aria-hidden': 'true' }, h('span.rank', {}, rank), h('span.suit', {}, symbol)),
+    h('span.pip', { 'aria-hidden': 'true' }, symbol),
+    wild ? h('span.wild-badge', { 'aria-hidden': 'true' }, t('wild_short')) : null,
+  );
+}
+
+/** A face-down card (the stock). */
+export function cardBack(opts = {}) {
+  return h(opts.button ? 'button' : 'div', {
+    class: 'card back' + (opts.small ? ' small' : ''),
+    type: opts.button ? 'button' : null,
+    'aria-hidden': opts.button ? null : 'true',
+  });
+}

@@ -1,0 +1,120 @@
+// The room's WebSocket: hello with the seat token, versioned states, acknowledged actions, reconnect with backoff.
+
+const BACKOFF_MS = [300, 1000, 2000, 4000, 8000];
+
+export class RoomSocket {
+  /**
+   * handlers: {onStatus(status), onWelcome(msg), onState(msg), onAck(msg), onError(msg), onChat(msg)}
+   * status is 'connecting' | 'online' | 'reconnecting'.
+   */
+  constructor(code, token, handlers) {
+    this.code = code;
+    this.token = token;
+    this.handlers = handlers;
+    this.version = null;
+    this.attempt = 0;
+    this.ws = null;
+    this.closed = false;
+    this.nextId = 1;
+    this.session = Math.random().toString(36).slice(2, 8);
+    this.connect();
+  }
+
+  url() {
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    return `${scheme}//${location.host}/ws/${encodeURIComponent(this.code)}`;
+  }
+
+  connect() {
+    if (this.closed) return;
+    this.handlers.onStatus?.(this.attempt === 0 && this.version === null ? 'connecting' : 'reconnecting');
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    ws.onopen = () => {
+      const hello = { type: 'hello' };
+      if (this.token) hello.token = this.token;
+      if (this.version !== null) hello.last_version = this.version;
+      ws.send(JSON.stringify(hello));
+    };
+    ws.onmessage = (event) => {
+      let msg;
+      try {
+        msg = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      this.receive(msg);
+    };
+    ws.onclose = (event) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.closed) return;
+      this.handlers.onStatus?.('reconnecting');
+      if (event.code === 4404 || event.code === 4403) {
+        this.handlers.onClosed?.(event.code, event.reason);
+        return;
+      }
+      const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+      this.attempt += 1;
+      this.timer = setTimeout(() => this.connect(), delay + Math.random() * 200);
+    };
+    ws.onerror = () => { /* onclose follows */ };
+  }
+
+  receive(msg) {
+    switch (msg.type) {
+      case 'welcome':
+        this.attempt = 0;
+        this.handlers.onStatus?.('online');
+        this.handlers.onWelcome?.(msg);
+        break;
+      case 'state':
+        // States are whole snapshots: an older one is ignored, a newer one (even after a gap) replaces ours.
+        if (this.version !== null && typeof msg.version === 'number' && msg.version < this.version) return;
+        this.version = msg.version;
+        this.handlers.onState?.(msg);
+        break;
+      case 'ack':
+        this.handlers.onAck?.(msg);
+        break;
+      case 'error':
+        this.handlers.onError?.(msg);
+        break;
+      case 'chat':
+        this.handlers.onChat?.(msg);
+        break;
+      case 'restarting':
+        this.handlers.onStatus?.('reconnecting');
+        break;
+      default:
+        this.handlers.onOther?.(msg);
+    }
+  }
+
+  send(message) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** Send a game action stamped with our state version; returns its id, or null while offline. */
+  action(action) {
+    const id = `${this.session}-${this.nextId++}`;
+    return this.send({ type: 'action', id, version: this.version, action }) ? id : null;
+  }
+
+  resync() {
+    this.send({ type: 'resync' });
+  }
+
+  /** Drop the connection now and reconnect (used after a network change). */
+  kick() {
+    if (this.ws) this.ws.close();
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close();
+  }
+}

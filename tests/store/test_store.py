@@ -1,0 +1,161 @@
+"""The store on SQLite and PostgreSQL: migrations without drift, and every read/write function."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect, text
+from sqlalchemy.exc import IntegrityError
+
+from app.engine import Draw, Options, action_to_dict, apply, new_game
+from app.store import CodeTaken, RoundScore, SeatRecord, Store, VersionConflict, normalize_url, run_migrations
+from app.store.db import make_engine
+from app.store.models import Base
+
+ROOT = Path(__file__).resolve().parents[2]
+NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+async def test_upgrade_head_on_empty_database_matches_the_models(db_url: str) -> None:
+    await run_migrations(db_url)
+    engine = make_engine(db_url)
+    try:
+        async with engine.connect() as conn:
+
+            def diff(sync_conn):  # type: ignore[no-untyped-def]
+                ctx = MigrationContext.configure(sync_conn, opts={"compare_type": True})
+                return compare_metadata(ctx, Base.metadata)
+
+            assert await conn.run_sync(diff) == []
+            tables = await conn.run_sync(lambda c: set(inspect(c).get_table_names()))
+            assert {"rooms", "seats", "games", "actions", "round_scores", "alembic_version"} <= tables
+            version = (await conn.execute(text("select version_num from alembic_version"))).scalar_one()
+            assert version == "0001"
+        # Running it again is a no-op.
+        await run_migrations(db_url)
+    finally:
+        await engine.dispose()
+
+
+def test_alembic_command_line_upgrades_a_sqlite_file(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    result = subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=ROOT,
+        env={"DATABASE_URL": url, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "cli.db").exists()
+
+
+def test_normalize_url() -> None:
+    assert normalize_url("postgresql://u:p%40x@h:5432/db") == "postgresql+asyncpg://u:p%40x@h:5432/db"
+    assert normalize_url("postgres://h/db") == "postgresql+asyncpg://h/db"
+    assert normalize_url("sqlite:///./data/x.db") == "sqlite+aiosqlite:///./data/x.db"
+    assert normalize_url("sqlite+aiosqlite:///x.db") == "sqlite+aiosqlite:///x.db"
+
+
+@pytest.fixture
+async def store(migrated_url: str):  # type: ignore[no-untyped-def]
+    store = Store(migrated_url)
+    yield store
+    await store.close()
+
+
+def host(name: str = "Sara") -> SeatRecord:
+    return SeatRecord(0, name, token_hash="a" * 64)
+
+
+async def test_room_seats_and_renumbering(store: Store) -> None:
+    await store.create_room(
+        code="ABCD2345",
+        seat_count=4,
+        options={"jokers": True},
+        seats=[host(), SeatRecord(1, "Bot 2", True, "easy")],
+        now=NOW,
+    )
+    with pytest.raises(CodeTaken):
+        await store.create_room(code="ABCD2345", seat_count=2, options={}, seats=[host()], now=NOW)
+    await store.add_seat(code="ABCD2345", version=2, seat=SeatRecord(2, "Omid", token_hash="b" * 64), now=NOW)
+    with pytest.raises(VersionConflict):
+        await store.add_seat(code="ABCD2345", version=2, seat=SeatRecord(3, "Late"), now=NOW)
+    await store.add_seat(code="ABCD2345", version=3, seat=SeatRecord(3, "Nima", token_hash="c" * 64), now=NOW)
+    await store.remove_seat(code="ABCD2345", version=4, index=1)
+    await store.update_lobby(code="ABCD2345", version=5, options={"decks": 3}, seat_count=5)
+    room = await store.load_room("ABCD2345")
+    assert room is not None
+    assert (room.status, room.version, room.seat_count, room.options) == ("lobby", 5, 5, {"decks": 3})
+    assert [(s.index, s.name, s.token_hash) for s in room.seats] == [
+        (0, "Sara", "a" * 64),
+        (1, "Omid", "b" * 64),
+        (2, "Nima", "c" * 64),
+    ]
+    assert room.game is None
+    assert await store.load_room("NOPE2345") is None
+
+
+async def test_game_actions_and_scores_commit_together(store: Store) -> None:
+    await store.create_room(
+        code="GAME2345", seat_count=2, options={}, seats=[host(), SeatRecord(1, "B", True, "normal")], now=NOW
+    )
+    state = new_game(2, Options(), seed=7)
+    game_id = await store.start_game(
+        code="GAME2345",
+        version=2,
+        number=1,
+        seed=7,
+        options={},
+        players=[{"seat": 0, "name": "Sara"}, {"seat": 1, "name": "B"}],
+        state=state.to_dict(),
+        now=NOW,
+    )
+    after, _ = apply(state, state.turn, Draw("stock"))
+    await store.record_action(
+        code="GAME2345",
+        game_id=game_id,
+        version=3,
+        seq=1,
+        seat=state.turn,
+        action=action_to_dict(Draw("stock")),
+        client_id="c-1",
+        state=after.to_dict(),
+        finished=False,
+        round_scores=[RoundScore(1, 0, "Sara", 0), RoundScore(1, 1, "B", 12)],
+        now=NOW,
+    )
+    # The same client id again is refused by the database itself, and nothing of it is written.
+    with pytest.raises(IntegrityError):
+        await store.record_action(
+            code="GAME2345",
+            game_id=game_id,
+            version=4,
+            seq=2,
+            seat=state.turn,
+            action={"type": "discard", "card": "AS"},
+            client_id="c-1",
+            state={"broken": True},
+            finished=True,
+            round_scores=[],
+            now=NOW,
+        )
+    room = await store.load_room("GAME2345")
+    assert room is not None and room.game is not None
+    assert (room.status, room.version, room.game.version, room.game.status) == ("playing", 3, 3, "playing")
+    assert room.game.state == after.to_dict()
+    assert room.game.acks["c-1"].version == 3
+    assert (await store.find_ack(game_id=game_id, client_id="c-1")) == room.game.acks["c-1"]
+    assert await store.find_ack(game_id=game_id, client_id="c-2") is None
+    actions = await store.list_actions(game_id)
+    assert [(a.seq, a.client_id, a.version) for a in actions] == [(1, "c-1", 3)]
+    assert [s.penalty for s in await store.list_round_scores(game_id)] == [0, 12]
+    loaded = await store.load_game_state(game_id)
+    assert loaded == (3, after.to_dict())
