@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from .cards import Card, rank_name
-from .game import GameState, can_draw_stock, go_out_cards
+from .game import GameState, RoundResult, can_draw_stock, go_out_cards
 from .options import ROUNDS, Options, cards_dealt
 from .solver import Arrangement, best_arrangement
 
@@ -21,6 +21,20 @@ from .solver import Arrangement, best_arrangement
 def _arrangement(hand: tuple[Card, ...], wild: int, options: Options) -> Arrangement:
     """Views are built for every socket on every move, but a hand rarely changes: remember its arrangement."""
     return best_arrangement(hand, wild, options)
+
+
+_RESULTS_CACHE: dict[int, tuple[tuple[RoundResult, ...], list[dict[str, Any]]]] = {}
+
+
+def _results(results: tuple[RoundResult, ...]) -> list[dict[str, Any]]:
+    """Finished rounds as JSON; successive states share one results tuple, so it is built once per round."""
+    cached = _RESULTS_CACHE.get(id(results))
+    if cached is None or cached[0] is not results:
+        if len(_RESULTS_CACHE) > 512:
+            _RESULTS_CACHE.clear()
+        cached = (results, [r.to_dict() for r in results])
+        _RESULTS_CACHE[id(results)] = cached
+    return cached[1]
 
 
 def _public(state: GameState) -> dict[str, Any]:
@@ -46,7 +60,7 @@ def _public(state: GameState) -> dict[str, Any]:
         "scores": state.scores(),
         "totals": totals,
         "winners": state.winners(),
-        "results": [r.to_dict() for r in state.results],
+        "results": _results(state.results),
         "options": state.options.to_dict(),
     }
 

@@ -100,6 +100,7 @@ class Oracle:
         # wild kinds last: the search settles the first card left, and a natural card lies in few melds
         self.kinds = sorted(counts, key=lambda card: (is_wild(card, self.wild), card))
         self.counts = [counts[kind] for kind in self.kinds]
+        assert sum(self.counts) < 1 << _DEADWOOD_BITS and max(self.counts, default=0) < _GUARD, "hand too big"
         self.points = [options.points(kind) for kind in self.kinds]
         self.guards = sum(_GUARD << (_FIELD * i) for i in range(len(self.kinds)))
         self.full = self.pack(self.counts)
@@ -120,7 +121,12 @@ class Oracle:
         return self.pack(counts)
 
     def _enumerate(
-        self, index: int, chosen: list[Card], counts: list[int], ranks: frozenset[int], suits: frozenset[str],
+        self,
+        index: int,
+        chosen: list[Card],
+        counts: list[int],
+        ranks: frozenset[int],
+        suits: frozenset[str],
         naturals: int,
     ) -> None:
         """Every sub-multiset of the hand, pruning only partial choices that no card can make a meld."""
@@ -189,3 +195,31 @@ def oracle_go_out_discards(cards: Sequence[Card], wild_rank: int | str, options:
         if oracle.best(rest)[0] == 0:
             result.add(card)
     return result
+
+
+def plain_min_penalty(cards: Iterable[Card], wild_rank: int | str, options: Options) -> int:
+    """The textbook brute force that other servers use: test every one of the 2^n subsets for a meld,
+    then take the best disjoint choice. No pruning, no merging of identical cards: the speed baseline."""
+    hand = list(cards)
+    n = len(hand)
+    melds_by_low: list[list[int]] = [[] for _ in range(n)]
+    for mask in range(1, 1 << n):
+        if mask.bit_count() >= 3 and is_valid_meld([hand[i] for i in range(n) if mask >> i & 1], wild_rank, options):
+            melds_by_low[(mask & -mask).bit_length() - 1].append(mask)
+    points = [options.points(card) for card in hand]
+    memo: dict[int, int] = {0: 0}
+
+    def best(mask: int) -> int:
+        found = memo.get(mask)
+        if found is not None:
+            return found
+        low = mask & -mask
+        i = low.bit_length() - 1
+        result = points[i] + best(mask ^ low)
+        for meld in melds_by_low[i]:
+            if meld & mask == meld:
+                result = min(result, best(mask ^ meld))
+        memo[mask] = result
+        return result
+
+    return best((1 << n) - 1)

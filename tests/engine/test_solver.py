@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from oracle import Oracle, meld_kinds, run_in_table_order  # noqa: E402
+from oracle import Oracle, meld_kinds, oracle_go_out_discards, run_in_table_order  # noqa: E402
 
 from app.engine.cards import JOKER, RANK_NAMES, SUITS, Card, make_shoe  # noqa: E402
 from app.engine.errors import CardParseError, OptionsError  # noqa: E402
@@ -186,6 +186,8 @@ def _meld_rich(
 ) -> list[Card]:
     hand: list[Card] = []
     if many_wilds:
+        if options.jokers and rng.random() < 0.4:  # jokers, no card of the wild rank: the natural rule bites
+            shoe[:] = [card for card in shoe if card.rank != wild]
         for _ in range(rng.randint(2, max(2, size // 2 + 1))):
             card = _take_wild(rng, shoe, wild)
             if card is not None:
@@ -239,13 +241,14 @@ def test_random_hands_cover_every_round_and_option() -> None:
     share of them is hard: three or more wilds, most cards melded, or a hand that goes out."""
     seen = set()
     many_wilds = 0
-    for seed in range(CHUNKS * CHUNK_SIZE):
+    sample = CHUNKS * CHUNK_SIZE // 5
+    for seed in range(sample):
         hand, wild, options = case_for(seed)
         combo = (options.jokers, options.ace_high_low, options.face_values, options.natural_in_every_meld)
         seen.add((wild, len(hand) - wild) + combo)
         many_wilds += sum(1 for card in hand if card.is_joker or card.rank == wild) >= 3
     assert len(seen) == 11 * 2 * len(COMBOS)
-    assert many_wilds >= CHUNKS * CHUNK_SIZE // 8
+    assert many_wilds >= sample // 8
     mostly_melded = zero = 0
     for seed in range(500):
         hand, wild, options = case_for(seed)
@@ -279,14 +282,19 @@ def test_hard_cases() -> None:
 
 # --------------------------------------------------------------------------- going out
 
+
 def going_out_hand(seed: int) -> tuple[list[Card], int, Options]:
     """A 14-card hand; two in three are built as 13 melded cards plus one, the rest drawn at random."""
     rng = random.Random(seed)
     jokers, ace, face, natural = COMBOS[seed % len(COMBOS)]
     wild = rng.choice((13, 13, 13) + tuple(range(3, 13)))
     options = Options(
-        decks=rng.randint(1, 4), jokers=jokers, ace_high_low=ace, face_values=face,
-        joker_points=rng.choice((15, 0, 25)), natural_in_every_meld=natural,
+        decks=rng.randint(1, 4),
+        jokers=jokers,
+        ace_high_low=ace,
+        face_values=face,
+        joker_points=rng.choice((15, 0, 25)),
+        natural_in_every_meld=natural,
     )
     shoe = make_shoe(options.decks or 1, jokers)
     rng.shuffle(shoe)
@@ -313,13 +321,7 @@ def test_go_out_discards_match_brute_force(chunk: int) -> None:
     can_go_out = 0
     for seed in range(chunk * GO_OUT_CHUNK_SIZE, (chunk + 1) * GO_OUT_CHUNK_SIZE):
         hand, wild, options = going_out_hand(seed)
-        oracle = Oracle(hand, wild, options)
-        expected = set()
-        for card in set(hand):
-            rest = list(hand)
-            rest.remove(card)
-            if oracle.best(rest)[0] == 0:
-                expected.add(card)
+        expected = oracle_go_out_discards(hand, wild, options)
         got = go_out_discards(hand, wild, options)
         where = f"seed {seed}: hand {' '.join(map(str, hand))} wild {wild} {options}"
         assert len(got) == len(set(got)), where

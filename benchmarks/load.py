@@ -1,0 +1,396 @@
+"""Load benchmark: the real server (uvicorn) with N tables of 4 WebSocket clients playing whole games.
+
+Prints action->ack and action->broadcast latency (p50/p95/p99), actions per second, the server's peak RSS,
+errors, and checks that every acknowledged action is in the store and every game replays from
+(seed, options, action log) to its stored state. In the same run, a bare WebSocket echo server on the same
+machine is measured with the same sockets and message pattern, for the ratio.
+
+    python benchmarks/load.py --tables 250 --think 1.0           # SQLite (default)
+    python benchmarks/load.py --tables 250 --think 1.0 --postgres # PostgreSQL at TEST_POSTGRES_URL
+
+``--think`` is each player's pause before a move (seconds, jittered ±50%); 0 plays as fast as the server
+allows (a saturation run: latency is then queueing time). ``--crash-after S`` SIGKILLs the server after S
+seconds, restarts it, and lets every client reconnect and finish.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.engine import Options, action_from_dict, replay  # noqa: E402
+from app.engine.game import GameState  # noqa: E402
+from app.store.store import Store  # noqa: E402
+
+CARD_ORDER = {"A": 1, "J": 11, "Q": 12, "K": 13}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+@dataclass
+class Stats:
+    ack_ms: list[float] = field(default_factory=list)
+    broadcast_ms: list[float] = field(default_factory=list)
+    actions: int = 0
+    errors: list[str] = field(default_factory=list)
+    reconnects: int = 0
+    acked: dict[str, set[str]] = field(default_factory=dict)  # room code -> acknowledged action ids
+
+
+class Server:
+    """The real server as a subprocess (``python -m app``), restartable."""
+
+    def __init__(self, database_url: str, port: int) -> None:
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "PORT": str(port),
+            "HOST": "127.0.0.1",
+            "BOT_DELAY_MS": "0",
+            "LOG_LEVEL": "warning",
+            # a benchmark is one address with many sockets playing fast: lift the per-address limits
+            "MAX_MESSAGES_PER_SECOND": "1000",
+            "MAX_ROOMS_PER_ADDRESS": "100000",
+            "MAX_SOCKETS_PER_ADDRESS": "100000",
+        }
+        self.port = port
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "app"], env=self.env, cwd=ROOT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        raise RuntimeError("server did not start")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def card_points(card: str) -> int:
+    rank = card[:-1]
+    if card == "JK":
+        return 15
+    return CARD_ORDER.get(rank, 10) if rank in CARD_ORDER else int(rank)
+
+
+def choose(view: dict[str, Any]) -> dict[str, str] | None:
+    """A quick player from its own view: go out when it can, else throw the dearest unmelded card."""
+    legal = view.get("legal") or []
+    if "draw_stock" in legal:
+        return {"type": "draw", "source": "stock"}
+    if "draw_discard" in legal:
+        return {"type": "draw", "source": "discard"}
+    if view.get("can_go_out"):
+        return {"type": "go_out", "card": view["can_go_out"][0]}
+    if "discard" in legal:
+        deadwood = view["arrangement"]["deadwood"] or view["hand"]
+        return {"type": "discard", "card": max(deadwood, key=card_points)}
+    return None
+
+
+class Table:
+    def __init__(self, index: int, http: str, ws: str, stats: Stats, think: float, rng: random.Random) -> None:
+        self.index, self.http, self.ws, self.stats, self.think, self.rng = index, http, ws, stats, think, rng
+        self.code = ""
+        self.tokens: list[str] = []
+        self.sent: dict[str, float] = {}
+        self.arrivals: dict[int, list[float]] = {}
+        self.ack_versions: dict[str, int] = {}
+        self.done = asyncio.Event()
+        self.finished_players = 0
+
+    async def setup(self, client: httpx.AsyncClient) -> None:
+        made = (await client.post(f"{self.http}/api/rooms", json={"name": f"host{self.index}", "seats": 4})).json()
+        self.code = made["code"]
+        self.tokens = [made["token"]]
+        for k in range(1, 4):
+            joined = (await client.post(f"{self.http}/api/rooms/{self.code}/join", json={"name": f"p{self.index}-{k}"}))
+            self.tokens.append(joined.json()["token"])
+        self.stats.acked[self.code] = set()
+
+    async def play(self) -> None:
+        await asyncio.gather(*(self.player(seat) for seat in range(4)))
+
+    async def player(self, seat: int) -> None:
+        started = seat != 0
+        pending: dict[str, Any] | None = None  # an unacknowledged move, retried after a reconnect
+        while True:
+            try:
+                async with websockets.connect(self.ws + self.code, max_size=2**22, open_timeout=30) as sock:
+                    await sock.send(json.dumps({"type": "hello", "token": self.tokens[seat]}))
+                    if pending is not None:
+                        await sock.send(json.dumps(pending))
+                    version = -1
+                    async for raw in sock:
+                        msg = json.loads(raw)
+                        now = time.perf_counter()
+                        kind = msg["type"]
+                        if kind == "ack":
+                            if msg["id"] in self.sent and msg["id"] not in self.ack_versions:
+                                self.stats.ack_ms.append((now - self.sent[msg["id"]]) * 1000)
+                                self.ack_versions[msg["id"]] = msg["version"]
+                                self.stats.acked[self.code].add(msg["id"])
+                            pending = None
+                        elif kind == "error":
+                            if msg["code"] not in ("stale_version",):
+                                self.stats.errors.append(f"{self.code}/{seat}: {msg['code']} {msg['message']}")
+                            pending = None
+                        elif kind == "state":
+                            if msg["version"] < version:
+                                continue
+                            version = msg["version"]
+                            self.arrivals.setdefault(version, []).append(now)
+                            room, view = msg["room"], msg["game"]
+                            if room["status"] == "lobby" and not started:
+                                if len([s for s in room["seats"] if s["connected"]]) == 4:
+                                    started = True
+                                    await sock.send(json.dumps({"type": "start"}))
+                                continue
+                            if view is None:
+                                continue
+                            if view["phase"] == "game_over":
+                                return
+                            if view["turn"] == seat and pending is None:
+                                move = choose(view)
+                                if move is None:
+                                    continue
+                                if self.think:
+                                    await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
+                                action_id = uuid.uuid4().hex
+                                pending = {"type": "action", "id": action_id, "version": version, "action": move}
+                                self.sent[action_id] = time.perf_counter()
+                                self.stats.actions += 1
+                                await sock.send(json.dumps(pending))
+                        elif kind == "restarting":
+                            break
+            except (OSError, websockets.ConnectionClosed, asyncio.TimeoutError):
+                pass
+            self.stats.reconnects += 1
+            await asyncio.sleep(0.5 + self.rng.random())
+
+    def broadcast_latencies(self) -> list[float]:
+        out = []
+        for action_id, version in self.ack_versions.items():
+            times = self.arrivals.get(version, [])
+            if len(times) >= 4:
+                out.append((max(times) - self.sent[action_id]) * 1000)
+        return out
+
+
+async def run_tables(n: int, port: int, think: float, server: Server, crash_after: float | None) -> Stats:
+    stats = Stats()
+    http, ws = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws/"
+    rng = random.Random(7)
+    async with httpx.AsyncClient(timeout=30) as client:
+        tables = [Table(i, http, ws, stats, think, random.Random(rng.random())) for i in range(n)]
+        for table in tables:
+            await table.setup(client)
+    peak = [0.0]
+
+    async def sample_rss() -> None:
+        while True:
+            if server.proc:
+                peak[0] = max(peak[0], rss_mb(server.proc.pid))
+            await asyncio.sleep(0.5)
+
+    async def crasher() -> None:
+        assert crash_after is not None
+        await asyncio.sleep(crash_after)
+        print(f"  SIGKILL after {crash_after:.0f} s ({stats.actions} actions sent)", flush=True)
+        await asyncio.to_thread(server.kill)
+        await asyncio.to_thread(server.start)
+        print("  restarted", flush=True)
+
+    sampler = asyncio.create_task(sample_rss())
+    crash = asyncio.create_task(crasher()) if crash_after else None
+    start = time.perf_counter()
+    await asyncio.gather(*(t.play() for t in tables))
+    elapsed = time.perf_counter() - start
+    sampler.cancel()
+    if crash:
+        crash.cancel()
+    for table in tables:
+        stats.broadcast_ms.extend(table.broadcast_latencies())
+    stats.elapsed = elapsed  # type: ignore[attr-defined]
+    stats.peak_rss = peak[0]  # type: ignore[attr-defined]
+    stats.codes = [t.code for t in tables]  # type: ignore[attr-defined]
+    return stats
+
+
+async def verify(database_url: str, stats: Stats, port: int) -> tuple[int, int, int]:
+    """Every acknowledged action is in the store; every game replays to its stored state."""
+    store = Store(database_url)
+    missing = replays_bad = games = 0
+    async with httpx.AsyncClient(timeout=30) as client:
+        for code in stats.codes:  # type: ignore[attr-defined]
+            info = (await client.get(f"http://127.0.0.1:{port}/api/rooms/{code}")).json()
+            game_id = info["game"]["id"]
+            actions = await store.list_actions(game_id)
+            ids = {a.client_id for a in actions}
+            missing += len(stats.acked[code] - ids)
+            loaded = await store.load_game_state(game_id)
+            assert loaded is not None
+            state = GameState.from_dict(loaded[1])
+            rebuilt = replay(state.players, state.options, state.seed, [(a.seat, action_from_dict(a.action)) for a in actions])
+            replays_bad += rebuilt != state
+            games += 1
+    await store.close()
+    return games, missing, replays_bad
+
+
+async def echo_baseline(sockets: int, messages_per_socket: int, think: float) -> list[float]:
+    """A bare WebSocket echo server in another process, the same number of sockets, one message at a time."""
+    port = free_port()
+    code = (
+        "import asyncio, websockets\n"
+        "async def echo(ws):\n"
+        "    async for m in ws:\n"
+        "        await ws.send(m)\n"
+        "async def main():\n"
+        f"    async with websockets.serve(echo, '127.0.0.1', {port}, max_size=2**22):\n"
+        "        await asyncio.Future()\n"
+        "asyncio.run(main())\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    latencies: list[float] = []
+    try:
+        for _ in range(100):
+            try:
+                async with websockets.connect(f"ws://127.0.0.1:{port}"):
+                    break
+            except OSError:
+                await asyncio.sleep(0.1)
+        rng = random.Random(3)
+        payload = json.dumps({"type": "action", "id": uuid.uuid4().hex, "version": 1,
+                              "action": {"type": "discard", "card": "10H"}, "pad": "x" * 2000})
+
+        async def one() -> None:
+            async with websockets.connect(f"ws://127.0.0.1:{port}", max_size=2**22) as sock:
+                for _ in range(messages_per_socket):
+                    if think:
+                        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                    t0 = time.perf_counter()
+                    await sock.send(payload)
+                    await sock.recv()
+                    latencies.append((time.perf_counter() - t0) * 1000)
+
+        await asyncio.gather(*(one() for _ in range(sockets)))
+    finally:
+        proc.terminate()
+        proc.wait()
+    return latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", type=int, default=250)
+    parser.add_argument("--think", type=float, default=1.0, help="seconds each player waits before a move")
+    parser.add_argument("--postgres", action="store_true", help="use TEST_POSTGRES_URL instead of SQLite")
+    parser.add_argument("--crash-after", type=float, default=None, help="SIGKILL and restart after S seconds")
+    args = parser.parse_args()
+
+    if args.postgres:
+        database_url = os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
+        reset_postgres(database_url)
+    else:
+        database_url = f"sqlite+aiosqlite:///{tempfile.mkdtemp()}/load.db"
+    port = free_port()
+    server = Server(database_url, port)
+    server.start()
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; database: {database_url.split(':')[0]}")
+    print(f"{args.tables} tables x 4 sockets, think {args.think} s", flush=True)
+    try:
+        stats = asyncio.run(run_tables(args.tables, port, args.think, server, args.crash_after))
+        games, missing, bad = asyncio.run(verify(database_url, stats, port))
+    finally:
+        server.stop()
+    elapsed = stats.elapsed  # type: ignore[attr-defined]
+    print(f"actions: {stats.actions} in {elapsed:.1f} s = {stats.actions / elapsed:.0f} actions/s")
+    print(f"action->ack       p50 {percentile(stats.ack_ms, .5):7.1f} ms  p95 {percentile(stats.ack_ms, .95):7.1f}"
+          f"  p99 {percentile(stats.ack_ms, .99):7.1f}")
+    print(f"action->broadcast p50 {percentile(stats.broadcast_ms, .5):7.1f} ms  "
+          f"p95 {percentile(stats.broadcast_ms, .95):7.1f}  p99 {percentile(stats.broadcast_ms, .99):7.1f}")
+    print(f"server peak RSS {stats.peak_rss:.0f} MB; errors {len(stats.errors)}; reconnects {stats.reconnects}")  # type: ignore[attr-defined]
+    for line in stats.errors[:10]:
+        print("  error:", line)
+    print(f"durability: {games} games checked, {missing} acknowledged actions missing, {bad} replays differ")
+    per_socket = max(1, stats.actions // max(1, args.tables * 4))
+    echo = asyncio.run(echo_baseline(args.tables * 4, min(per_socket, 50), args.think))
+    print(f"echo baseline ({args.tables * 4} sockets): p50 {percentile(echo, .5):.2f} ms  p99 {percentile(echo, .99):.2f} ms")
+    print(f"ratio action->broadcast / echo: p50 {percentile(stats.broadcast_ms, .5) / percentile(echo, .5):.1f}x  "
+          f"p99 {percentile(stats.broadcast_ms, .99) / percentile(echo, .99):.1f}x")
+    print(f"median ack (ms): {statistics.median(stats.ack_ms) if stats.ack_ms else float('nan'):.1f}")
+
+
+def reset_postgres(url: str) -> None:
+    """Start from an empty schema so the run measures a fresh database."""
+    async def drop() -> None:
+        from sqlalchemy import text
+
+        store = Store(url)
+        async with store.engine.begin() as conn:
+            await conn.execute(text("DROP SCHEMA public CASCADE"))
+            await conn.execute(text("CREATE SCHEMA public"))
+        await store.close()
+
+    asyncio.run(drop())
+
+
+if __name__ == "__main__":
+    main()
