@@ -22,7 +22,6 @@ import os
 import random
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,7 @@ import websockets
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine import Options, action_from_dict, replay  # noqa: E402
+from app.engine import action_from_dict, replay  # noqa: E402
 from app.engine.game import GameState  # noqa: E402
 from app.store.store import Store  # noqa: E402
 
@@ -76,6 +75,9 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     reconnects: int = 0
     acked: dict[str, set[str]] = field(default_factory=dict)  # room code -> acknowledged action ids
+    codes: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+    peak_rss: float = 0.0
 
 
 class Server:
@@ -145,7 +147,9 @@ def choose(view: dict[str, Any]) -> dict[str, str] | None:
 
 
 class Table:
-    def __init__(self, index: int, http: str, ws: str, stats: Stats, think: float, rng: random.Random) -> None:
+    def __init__(
+        self, index: int, http: str, ws: str, stats: Stats, think: float, rng: random.Random
+    ) -> None:
         self.index, self.http, self.ws, self.stats, self.think, self.rng = index, http, ws, stats, think, rng
         self.code = ""
         self.tokens: list[str] = []
@@ -156,11 +160,15 @@ class Table:
         self.finished_players = 0
 
     async def setup(self, client: httpx.AsyncClient) -> None:
-        made = (await client.post(f"{self.http}/api/rooms", json={"name": f"host{self.index}", "seats": 4})).json()
+        made = (
+            await client.post(f"{self.http}/api/rooms", json={"name": f"host{self.index}", "seats": 4})
+        ).json()
         self.code = made["code"]
         self.tokens = [made["token"]]
         for k in range(1, 4):
-            joined = (await client.post(f"{self.http}/api/rooms/{self.code}/join", json={"name": f"p{self.index}-{k}"}))
+            joined = await client.post(
+                f"{self.http}/api/rooms/{self.code}/join", json={"name": f"p{self.index}-{k}"}
+            )
             self.tokens.append(joined.json()["token"])
         self.stats.acked[self.code] = set()
 
@@ -189,7 +197,9 @@ class Table:
                             pending = None
                         elif kind == "error":
                             if msg["code"] not in ("stale_version",):
-                                self.stats.errors.append(f"{self.code}/{seat}: {msg['code']} {msg['message']}")
+                                self.stats.errors.append(
+                                    f"{self.code}/{seat}: {msg['code']} {msg['message']}"
+                                )
                             pending = None
                         elif kind == "state":
                             if msg["version"] < version:
@@ -213,13 +223,18 @@ class Table:
                                 if self.think:
                                     await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
                                 action_id = uuid.uuid4().hex
-                                pending = {"type": "action", "id": action_id, "version": version, "action": move}
+                                pending = {
+                                    "type": "action",
+                                    "id": action_id,
+                                    "version": version,
+                                    "action": move,
+                                }
                                 self.sent[action_id] = time.perf_counter()
                                 self.stats.actions += 1
                                 await sock.send(json.dumps(pending))
                         elif kind == "restarting":
                             break
-            except (OSError, websockets.ConnectionClosed, asyncio.TimeoutError):
+            except (TimeoutError, OSError, websockets.ConnectionClosed):
                 pass
             self.stats.reconnects += 1
             await asyncio.sleep(0.5 + self.rng.random())
@@ -267,9 +282,7 @@ async def run_tables(n: int, port: int, think: float, server: Server, crash_afte
         crash.cancel()
     for table in tables:
         stats.broadcast_ms.extend(table.broadcast_latencies())
-    stats.elapsed = elapsed  # type: ignore[attr-defined]
-    stats.peak_rss = peak[0]  # type: ignore[attr-defined]
-    stats.codes = [t.code for t in tables]  # type: ignore[attr-defined]
+    stats.elapsed, stats.peak_rss, stats.codes = elapsed, peak[0], [t.code for t in tables]
     return stats
 
 
@@ -278,7 +291,7 @@ async def verify(database_url: str, stats: Stats, port: int) -> tuple[int, int, 
     store = Store(database_url)
     missing = replays_bad = games = 0
     async with httpx.AsyncClient(timeout=30) as client:
-        for code in stats.codes:  # type: ignore[attr-defined]
+        for code in stats.codes:
             info = (await client.get(f"http://127.0.0.1:{port}/api/rooms/{code}")).json()
             game_id = info["game"]["id"]
             actions = await store.list_actions(game_id)
@@ -287,7 +300,12 @@ async def verify(database_url: str, stats: Stats, port: int) -> tuple[int, int, 
             loaded = await store.load_game_state(game_id)
             assert loaded is not None
             state = GameState.from_dict(loaded[1])
-            rebuilt = replay(state.players, state.options, state.seed, [(a.seat, action_from_dict(a.action)) for a in actions])
+            rebuilt = replay(
+                state.players,
+                state.options,
+                state.seed,
+                [(a.seat, action_from_dict(a.action)) for a in actions],
+            )
             replays_bad += rebuilt != state
             games += 1
     await store.close()
@@ -317,8 +335,15 @@ async def echo_baseline(sockets: int, messages_per_socket: int, think: float) ->
             except OSError:
                 await asyncio.sleep(0.1)
         rng = random.Random(3)
-        payload = json.dumps({"type": "action", "id": uuid.uuid4().hex, "version": 1,
-                              "action": {"type": "discard", "card": "10H"}, "pad": "x" * 2000})
+        payload = json.dumps(
+            {
+                "type": "action",
+                "id": uuid.uuid4().hex,
+                "version": 1,
+                "action": {"type": "discard", "card": "10H"},
+                "pad": "x" * 2000,
+            }
+        )
 
         async def one() -> None:
             async with websockets.connect(f"ws://127.0.0.1:{port}", max_size=2**22) as sock:
@@ -338,7 +363,9 @@ async def echo_baseline(sockets: int, messages_per_socket: int, think: float) ->
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tables", type=int, default=250)
     parser.add_argument("--think", type=float, default=1.0, help="seconds each player waits before a move")
     parser.add_argument("--postgres", action="store_true", help="use TEST_POSTGRES_URL instead of SQLite")
@@ -346,40 +373,51 @@ def main() -> None:
     args = parser.parse_args()
 
     if args.postgres:
-        database_url = os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
+        database_url = os.environ.get(
+            "TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+        )
         reset_postgres(database_url)
     else:
         database_url = f"sqlite+aiosqlite:///{tempfile.mkdtemp()}/load.db"
     port = free_port()
     server = Server(database_url, port)
     server.start()
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; database: {database_url.split(':')[0]}")
+    print(
+        f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; db: {database_url.split(':')[0]}"
+    )
     print(f"{args.tables} tables x 4 sockets, think {args.think} s", flush=True)
     try:
         stats = asyncio.run(run_tables(args.tables, port, args.think, server, args.crash_after))
         games, missing, bad = asyncio.run(verify(database_url, stats, port))
     finally:
         server.stop()
-    elapsed = stats.elapsed  # type: ignore[attr-defined]
-    print(f"actions: {stats.actions} in {elapsed:.1f} s = {stats.actions / elapsed:.0f} actions/s")
-    print(f"action->ack       p50 {percentile(stats.ack_ms, .5):7.1f} ms  p95 {percentile(stats.ack_ms, .95):7.1f}"
-          f"  p99 {percentile(stats.ack_ms, .99):7.1f}")
-    print(f"action->broadcast p50 {percentile(stats.broadcast_ms, .5):7.1f} ms  "
-          f"p95 {percentile(stats.broadcast_ms, .95):7.1f}  p99 {percentile(stats.broadcast_ms, .99):7.1f}")
-    print(f"server peak RSS {stats.peak_rss:.0f} MB; errors {len(stats.errors)}; reconnects {stats.reconnects}")  # type: ignore[attr-defined]
+    print(
+        f"actions: {stats.actions} in {stats.elapsed:.1f} s = {stats.actions / stats.elapsed:.0f} actions/s"
+    )
+    print(spread("action->ack      ", stats.ack_ms))
+    print(spread("action->broadcast", stats.broadcast_ms))
+    print(
+        f"server peak RSS {stats.peak_rss:.0f} MB; errors {len(stats.errors)}; reconnects {stats.reconnects}"
+    )
     for line in stats.errors[:10]:
         print("  error:", line)
     print(f"durability: {games} games checked, {missing} acknowledged actions missing, {bad} replays differ")
     per_socket = max(1, stats.actions // max(1, args.tables * 4))
     echo = asyncio.run(echo_baseline(args.tables * 4, min(per_socket, 50), args.think))
-    print(f"echo baseline ({args.tables * 4} sockets): p50 {percentile(echo, .5):.2f} ms  p99 {percentile(echo, .99):.2f} ms")
-    print(f"ratio action->broadcast / echo: p50 {percentile(stats.broadcast_ms, .5) / percentile(echo, .5):.1f}x  "
-          f"p99 {percentile(stats.broadcast_ms, .99) / percentile(echo, .99):.1f}x")
-    print(f"median ack (ms): {statistics.median(stats.ack_ms) if stats.ack_ms else float('nan'):.1f}")
+    print(spread(f"echo baseline ({args.tables * 4} sockets)", echo))
+    for q in (0.5, 0.99):
+        ratio = percentile(stats.broadcast_ms, q) / percentile(echo, q)
+        print(f"ratio action->broadcast / echo at p{int(q * 100)}: {ratio:.1f}x")
+
+
+def spread(label: str, values: list[float]) -> str:
+    p50, p95, p99 = (percentile(values, q) for q in (0.5, 0.95, 0.99))
+    return f"{label} p50 {p50:7.1f} ms  p95 {p95:7.1f} ms  p99 {p99:7.1f} ms  (n={len(values)})"
 
 
 def reset_postgres(url: str) -> None:
     """Start from an empty schema so the run measures a fresh database."""
+
     async def drop() -> None:
         from sqlalchemy import text
 

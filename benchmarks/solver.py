@@ -78,7 +78,9 @@ def run(
     print(f"  median oracle/solver : {ratio:.1f}x  (fast oracle)")
     plain_ratio = statistics.median(plain_ratios) if plain_ratios else float("nan")
     if plain_ms:
-        print(f"  plain all-subsets    : median {statistics.median(plain_ms):.1f} ms over {len(plain_ms)} hands")
+        print(
+            f"  plain all-subsets    : median {statistics.median(plain_ms):.1f} ms over {len(plain_ms)} hands"
+        )
         print(f"  median plain/solver  : {plain_ratio:.0f}x  (all-subsets brute force, per-hand ratios)")
     targets = {
         "exact": mismatches == 0,

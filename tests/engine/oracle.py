@@ -204,7 +204,9 @@ def plain_min_penalty(cards: Iterable[Card], wild_rank: int | str, options: Opti
     n = len(hand)
     melds_by_low: list[list[int]] = [[] for _ in range(n)]
     for mask in range(1, 1 << n):
-        if mask.bit_count() >= 3 and is_valid_meld([hand[i] for i in range(n) if mask >> i & 1], wild_rank, options):
+        if mask.bit_count() >= 3 and is_valid_meld(
+            [hand[i] for i in range(n) if mask >> i & 1], wild_rank, options
+        ):
             melds_by_low[(mask & -mask).bit_length() - 1].append(mask)
     points = [options.points(card) for card in hand]
     memo: dict[int, int] = {0: 0}
