@@ -78,6 +78,7 @@ def _sort_key(card: Card) -> tuple[int, int]:
 class _Search:
     def __init__(self, cards: tuple[Card, ...], wild: int, options: Options) -> None:
         self.options = options
+        self.wild = wild
         ordered = sorted(cards, key=_sort_key)
         self.wilds = sorted(
             (c for c in ordered if c.rank == wild or c.is_joker),
@@ -220,13 +221,44 @@ class _Search:
         return result
 
     def can_go_out(self) -> bool:
-        """Whether some single discard leaves a hand with no penalty."""
+        """Whether some single discard leaves every other card melded."""
         full = (1 << len(self.naturals)) - 1
         if len(self.forced) > 1:
             return False
         if self.forced:
-            return self.best(full, self.wild_count, 0) >> _COUNT_BITS == 0
-        return self.best_with_free_card(full, self.wild_count, 0) >> _COUNT_BITS == 0
+            return self.best(full, self.wild_count, 0) < _UNMELDED
+        return self.best_with_free_card(full, self.wild_count, 0) < _UNMELDED
+
+    def go_out_cards(self) -> list[Card]:
+        """Every distinct card whose discard leaves the rest melded. The searches for the hand less one
+        card share this search's cores and memo: a natural card is left out by leaving its bit out."""
+        if not self.can_go_out():
+            return []
+        if self.forced:
+            return [self.forced[0]]
+        full = (1 << len(self.naturals)) - 1
+        found: list[Card] = []
+        for i, card in enumerate(self.naturals):
+            if card not in found and self.best(full ^ (1 << i), self.wild_count, 0) < _UNMELDED:
+                found.append(card)
+        for card in dict.fromkeys(self.wilds):
+            if self._rest_melds_without_wild(card, full):
+                found.append(card)
+        return sorted(found, key=_sort_key)
+
+    def _rest_melds_without_wild(self, card: Card, full: int) -> bool:
+        lone_natural_wild = (
+            self.options.natural_in_every_meld and not card.is_joker and self.wild_rank_cards == 1
+        )
+        if lone_natural_wild:  # the spare-wild rule depends on this card: search the smaller hand afresh
+            rest = list(self.naturals) + list(self.forced) + list(self.wilds)
+            rest.remove(card)
+            smaller = _Search(tuple(rest), self.wild, self.options)
+            return (
+                not smaller.forced
+                and smaller.best((1 << len(smaller.naturals)) - 1, smaller.wild_count, 0) < _UNMELDED
+            )
+        return self.best(full, self.wild_count - 1, 0) < _UNMELDED
 
     def solve(self) -> Arrangement:
         full = (1 << len(self.naturals)) - 1
@@ -339,14 +371,5 @@ def can_go_out(cards: Iterable[Card | str], wild_rank: int | str, options: Optio
 def go_out_discards(
     cards: Iterable[Card | str], wild_rank: int | str, options: Options | None = None
 ) -> list[Card]:
-    """The distinct cards whose discard leaves every other card melded (penalty 0), in sorted order."""
-    hand = list(as_cards(cards))
-    if not can_go_out(hand, wild_rank, options):
-        return []
-    result: list[Card] = []
-    for card in sorted(set(hand), key=_sort_key):
-        rest = list(hand)
-        rest.remove(card)
-        if min_penalty(rest, wild_rank, options) == 0:
-            result.append(card)
-    return result
+    """The distinct cards whose discard leaves every other card melded, in sorted order."""
+    return _Search(as_cards(cards), _wild_rank_value(wild_rank), options or Options()).go_out_cards()

@@ -186,13 +186,14 @@ def oracle_min_penalty(cards: Iterable[Card], wild_rank: int | str, options: Opt
 
 
 def oracle_go_out_discards(cards: Sequence[Card], wild_rank: int | str, options: Options) -> set[Card]:
-    """The cards c of the hand with oracle(hand - c) == 0: discarding c leaves nothing that costs."""
+    """The cards c of the hand such that hand - c can be wholly melded (no unmelded card at all: with
+    joker_points 0 an unmelded joker costs nothing, but the player has still not gone out)."""
     oracle = Oracle(cards, wild_rank, options)
     result = set()
     for card in set(cards):
         rest = list(cards)
         rest.remove(card)
-        if oracle.best(rest)[0] == 0:
+        if oracle.best(rest) == (0, 0):
             result.add(card)
     return result
 
