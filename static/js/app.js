@@ -28,6 +28,7 @@ const ctx = {
   game: null,
   version: null,
   chat: [],
+  feed: [], // the last moves, from the state's events
   pending: null, // {id, message} of the action awaiting its ack
   goOut: false,
   overlay: null, // null | {kind: 'round', index} | {kind: 'scores'}
@@ -60,6 +61,9 @@ function shareUrl(code) {
   return `${location.origin}/r/${code}`;
 }
 
+const FEED_KINDS = new Set(['draw', 'discard', 'go_out', 'reshuffle']);
+let watchNext = null; // a room we just asked to join but got a place to watch: open it without asking again
+
 function navigate(path) {
   history.pushState(null, '', path);
   start();
@@ -76,15 +80,21 @@ const actions = {
   async join(code, name) {
     const joined = await api.joinRoom(code, name);
     if (!joined.spectator && joined.token) api.saveToken(code, joined.token);
+    if (joined.spectator) {
+      watchNext = code.toUpperCase();
+      toast(t('table_full'));
+    }
     if (ctx.route.view === 'room' && ctx.route.code === code.toUpperCase()) {
       connect(joined.spectator ? null : joined.token);
-      if (joined.spectator) toast(t('table_full'));
     } else {
       navigate(`/r/${code.toUpperCase()}`);
     }
   },
   watch() {
     connect(null);
+  },
+  askJoin() {
+    showJoin();
   },
   goHome() {
     navigate('/');
@@ -93,9 +103,12 @@ const actions = {
     if (!ctx.socket || ctx.pending) return;
     const id = ctx.socket.action(move);
     if (!id) return;
-    ctx.pending = { id, message: { type: 'action', id, version: ctx.version, action: move } };
+    const message = { type: 'action', id, version: ctx.version, action: move };
+    ctx.pending = { id, message };
     ctx.goOut = false;
     render();
+    // No ack yet: say it again with the same id (the server never applies one id twice).
+    setTimeout(() => { if (ctx.pending?.id === id) ctx.socket?.send(message); }, 8000);
   },
   send(message) {
     ctx.socket?.send(message);
@@ -103,6 +116,7 @@ const actions = {
   setGoOut(on) {
     ctx.goOut = on;
     render();
+    if (on) els.main.querySelector('.hand .card.go-out-card')?.focus();
   },
   showScores() {
     ctx.overlay = { kind: 'scores' };
@@ -111,6 +125,7 @@ const actions = {
   closeOverlay() {
     ctx.overlay = null;
     renderOverlayNow();
+    els.main.querySelector('[data-testid=scores]')?.focus();
   },
   rerender: () => render(),
   toast,
@@ -134,6 +149,9 @@ function connect(token) {
       if (ctx.pending) ctx.socket.send(ctx.pending.message); // same id: never applied twice
     },
     onState(msg) {
+      const moves = (msg.events ?? []).filter((e) => FEED_KINDS.has(e.kind));
+      if (moves.length) ctx.feed = [...ctx.feed, ...moves].slice(-2);
+      if (!msg.game) ctx.feed = [];
       ctx.version = msg.version;
       ctx.room = msg.room;
       ctx.game = msg.game;
@@ -209,13 +227,14 @@ async function showJoin() {
 function renderTop() {
   const inRoom = ctx.route.view === 'room';
   const other = lang() === 'en' ? 'fa' : 'en';
+  els.top.classList.toggle('in-room', inRoom);
   const conn = inRoom && ctx.conn && ctx.conn !== 'online'
     ? h('span.conn', { class: ctx.conn, role: 'status', 'data-testid': 'conn' }, t(`conn_${ctx.conn}`))
     : null;
   mount(
     els.top,
-    h('a.brand', { href: '/', onclick: (e) => { e.preventDefault(); actions.goHome(); } },
-      h('span.brand-mark', { 'aria-hidden': 'true' }, '3|13'), h('span', {}, t('app_title'))),
+    h('a.brand', { href: '/', 'aria-label': t('app_title'), onclick: (e) => { e.preventDefault(); actions.goHome(); } },
+      h('span.brand-mark', { 'aria-hidden': 'true' }, '3|13'), h('span.brand-text', {}, t('app_title'))),
     inRoom ? h('span.room-code', { dir: 'ltr' }, ctx.route.code) : null,
     h('span.spacer'),
     conn,
@@ -233,6 +252,8 @@ function renderOverlayNow() {
 function render() {
   const focusKey = document.activeElement?.dataset?.key;
   renderTop();
+  const myTurn = ctx.game && ctx.seat !== null && ctx.game.turn === ctx.seat && ctx.game.phase !== 'game_over';
+  document.title = (myTurn ? '● ' : '') + (ctx.route.code ? `${ctx.route.code} · ` : '') + t('app_title');
   if (ctx.route.view === 'home') {
     els.chat.hidden = true;
     mount(els.overlay);
@@ -259,14 +280,17 @@ function render() {
   else renderTable(els.main, ctx, actions);
   renderChatPanel(els.chat, ctx, actions);
   renderOverlayNow();
-  if (focusKey) els.main.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
+  // Keep the keyboard where it was; after a draw, move it to the card just drawn.
+  const drawn = (focusKey === 'stock' || focusKey === 'discard') && els.main.querySelector('.hand .card.drawn');
+  if (drawn) drawn.focus();
+  else if (focusKey) els.main.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
 }
 
 function start() {
   ctx.socket?.close();
   Object.assign(ctx, {
     route: parseRoute(), conn: null, socket: null, seat: null, isHost: false, room: null, game: null,
-    version: null, chat: [], pending: null, goOut: false, overlay: null, seenResults: null, joinInfo: null,
+    version: null, chat: [], feed: [], pending: null, goOut: false, overlay: null, seenResults: null, joinInfo: null,
     error: null,
   });
   mount(els.main);
@@ -274,7 +298,9 @@ function start() {
   if (ctx.route.view === 'room') {
     const token = api.savedToken(ctx.route.code);
     if (token) connect(token);
+    else if (watchNext === ctx.route.code) connect(null);
     else showJoin();
+    watchNext = null;
   }
   render();
 }
@@ -286,5 +312,11 @@ onLangChange(() => {
   render();
 });
 window.addEventListener('popstate', start);
-window.addEventListener('online', () => ctx.socket?.kick());
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape') return;
+  if (ctx.overlay) actions.closeOverlay();
+  else if (ctx.goOut) actions.setGoOut(false);
+});
+window.addEventListener('offline', () => ctx.socket?.offline());
+window.addEventListener('online', () => ctx.socket?.reconnectNow());
 start();

@@ -38,7 +38,8 @@ export function cardShort(text) {
 
 /**
  * A face-up card. ``opts.button`` makes it a focusable <button>; ``opts.wildRank`` marks wild cards.
- * Ranks and suit symbols are printed the same in every language (dir="ltr" keeps '10' readable).
+ * Ranks and suit symbols are printed the same in every language; the corner sits at the inline start,
+ * the edge that stays in view when cards overlap (the left in English, the right in Persian).
  */
 export function cardEl(text, opts = {}) {
   const card = parseCard(text);
@@ -54,14 +55,13 @@ export function cardEl(text, opts = {}) {
     class: classes.join(' '),
     dataset: { card: text },
     'aria-label': cardLabel(text, opts.wildRank),
-    dir: 'ltr',
   };
   if (opts.button) attrs.type = 'button';
   else attrs.role = 'img';
   return h(
     tag,
     attrs,
-    h('span.corner', { 'aria-hidden': 'true' }, h('span.rank', {}, rank), h('span.suit', {}, symbol)),
+    h('span.corner', { 'aria-hidden': 'true' }, h('span.rank', { class: rank.length > 1 ? 'ten' : '' }, rank), h('span.suit', {}, symbol)),
     h('span.pip', { 'aria-hidden': 'true' }, symbol),
     wild ? h('span.wild-badge', { 'aria-hidden': 'true' }, t('wild_short')) : null,
   );

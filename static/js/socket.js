@@ -1,6 +1,8 @@
 // The room's WebSocket: hello with the seat token, versioned states, acknowledged actions, reconnect with backoff.
 
 const BACKOFF_MS = [300, 1000, 2000, 4000, 8000];
+const PING_EVERY_MS = 10000;
+const SILENCE_LIMIT_MS = 25000; // no frame for this long: the connection is dead even if the browser says open
 
 export class RoomSocket {
   /**
@@ -17,7 +19,15 @@ export class RoomSocket {
     this.closed = false;
     this.nextId = 1;
     this.session = Math.random().toString(36).slice(2, 8);
+    this.lastSeen = Date.now();
+    this.heartbeat = setInterval(() => this.checkAlive(), PING_EVERY_MS);
     this.connect();
+  }
+
+  checkAlive() {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+    if (Date.now() - this.lastSeen > SILENCE_LIMIT_MS) this.ws.close();
+    else this.send({ type: 'ping' });
   }
 
   url() {
@@ -31,12 +41,14 @@ export class RoomSocket {
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.onopen = () => {
+      this.lastSeen = Date.now();
       const hello = { type: 'hello' };
       if (this.token) hello.token = this.token;
       if (this.version !== null) hello.last_version = this.version;
       ws.send(JSON.stringify(hello));
     };
     ws.onmessage = (event) => {
+      this.lastSeen = Date.now();
       let msg;
       try {
         msg = JSON.parse(event.data);
@@ -107,14 +119,25 @@ export class RoomSocket {
     this.send({ type: 'resync' });
   }
 
-  /** Drop the connection now and reconnect (used after a network change). */
-  kick() {
+  /** The network went away: show it now rather than when the socket notices. */
+  offline() {
+    this.handlers.onStatus?.('reconnecting');
     if (this.ws) this.ws.close();
+  }
+
+  /** The network is back: try at once instead of waiting out the backoff. */
+  reconnectNow() {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.attempt = 0;
+    if (this.ws) this.ws.close();
+    else this.connect();
   }
 
   close() {
     this.closed = true;
     clearTimeout(this.timer);
+    clearInterval(this.heartbeat);
     if (this.ws) this.ws.close();
   }
 }
