@@ -43,7 +43,9 @@ LATE_TURNS = 6  # own turns into the round after which the weight has moved to G
 SHORTLIST = 4  # discards scored in full (the rest are clearly worse on penalty)
 SHORTLIST_MARGIN = 12  # ... and only those within this many points of the best penalty
 DRAW_SHORTLIST = 2  # discards scored in full when weighing the top of the discard pile
-TAKE_MARGIN = 0.0  # how much better taking the discard must look than drawing blind
+MAX_EVALS = 14  # solver calls per hand scored for its potential (the rest are estimated) ...
+DECISION_EVALS = 32  # ... and per decision: the time budget, counted in calls so it stays deterministic
+TAKE_MARGIN = 2.0  # how much better taking the discard must look than drawing blind (it shows our plan)
 DANGER_SET = 4.0  # cost of throwing a rank the next player picked up
 DANGER_RUN = 2.5  # cost of throwing a suit neighbour (within 2) of a card the next player picked up
 DANGER_WILD = 6.0  # cost of throwing a wild card to anyone
@@ -51,7 +53,7 @@ DANGER_RELIEF = 0.5  # factor when the next player threw that rank away themselv
 
 
 # ------------------------------------------------------------------------------------------- solver glue
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 13)
 def _pen(cards: tuple[Card, ...], wild: int, options: Options) -> int:
     """Minimum penalty of a (sorted) hand."""
     search = _Search(cards, wild, options)
@@ -60,7 +62,7 @@ def _pen(cards: tuple[Card, ...], wild: int, options: Options) -> int:
     return forced + (search.best(full, search.wild_count, 0) >> _COUNT_BITS)
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 13)
 def _after(cards: tuple[Card, ...], wild: int, options: Options) -> int:
     """Minimum penalty of a (sorted) hand after throwing its best card: ``min(pen(cards - d))``."""
     if not cards:
@@ -75,14 +77,29 @@ def _after(cards: tuple[Card, ...], wild: int, options: Options) -> int:
     return best
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 12)
 def _deadwood(cards: tuple[Card, ...], wild: int, options: Options) -> tuple[Card, ...]:
     return best_arrangement(cards, wild, options).deadwood
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 12)
 def _can_go_out(cards: tuple[Card, ...], wild: int, options: Options) -> bool:
     return _Search(cards, wild, options).can_go_out()
+
+
+def _throw_penalties(hand: tuple[Card, ...], wild: int, options: Options) -> dict[Card, int]:
+    """The penalty left after throwing each distinct card of a (sorted) hand.
+
+    A card that is deadwood in a best arrangement leaves exactly ``penalty - points`` (the rest of that
+    arrangement is still best, as no arrangement of the rest plus the card can beat the whole hand's),
+    so only melded cards need the solver.
+    """
+    pen = _pen(hand, wild, options)
+    dead = set(_deadwood(hand, wild, options))
+    return {
+        card: pen - options.points(card) if card in dead else _pen(_without(hand, card), wild, options)
+        for card in set(hand)
+    }
 
 
 def _key(cards: Iterable[Card]) -> tuple[Card, ...]:
@@ -260,8 +277,27 @@ class _Hard:
         late = min(1.0, self.turns / LATE_TURNS)
         self.gamma = GAMMA + (GAMMA_LATE - GAMMA) * late
         self._gain: dict[tuple[Card, ...], float] = {}
+        self.evals_left = DECISION_EVALS
+        self._known_pen: dict[tuple[Card, ...], int] = {}
+        self._known_dead: dict[tuple[Card, ...], tuple[Card, ...]] = {}
 
     # -------------------------------------------------------------------------------------- evaluation
+    def throws(self, hand: tuple[Card, ...]) -> dict[Card, int]:
+        """``_throw_penalties``, remembering what it learns about each hand left (saves solver calls)."""
+        wild, options = self.wild, self.options
+        pen = _pen(hand, wild, options)
+        deadwood = _deadwood(hand, wild, options)
+        left: dict[Card, int] = {}
+        for card in sorted(set(hand)):
+            rest = _without(hand, card)
+            if card in deadwood:
+                left[card] = pen - self.points(card)
+                self._known_dead[rest] = _without(deadwood, card)
+            else:
+                left[card] = _pen(rest, wild, options)
+            self._known_pen[rest] = left[card]
+        return left
+
     def is_wild(self, card: Card) -> bool:
         return card.rank == self.wild or card.is_joker
 
@@ -276,29 +312,39 @@ class _Hard:
         if cached is not None:
             return cached
         wild, options = self.wild, self.options
-        pen = _pen(hand, wild, options)
+        pen = self._known_pen.get(hand)
+        if pen is None:
+            pen = _pen(hand, wild, options)
         if pen == 0 or not self.total_unseen:
             self._gain[hand] = 0.0
             return 0.0
         best_throw = _after(hand, wild, options)
-        dead = [c for c in _deadwood(hand, wild, options) if not self.is_wild(c)]
-        has_wild = any(self.is_wild(c) for c in hand)
+        deadwood = self._known_dead.get(hand) or _deadwood(hand, wild, options)
+        dead = [c for c in deadwood if not self.is_wild(c)]
+        has_wild = len(dead) < len(deadwood)  # a spare wild: one more card of a pair or neighbours melds
         ranks = Counter(c.rank for c in dead)
         by_suit: dict[str, list[int]] = {}
         for c in dead:
             by_suit.setdefault(c.suit, []).extend(self.positions(c))
-        wild_value: dict[bool, int] = {}
+        # the cards that may meld: one solver call each (all wilds of a kind act alike), the likeliest first
+        wild_kinds: dict[bool, Card] = {}
+        relevant: list[tuple[int, Card]] = []
+        for card, count in self.unseen.items():
+            if self.is_wild(card):
+                wild_kinds.setdefault(card.is_joker, card)
+            elif self._relevant(card, ranks, by_suit, has_wild):
+                relevant.append((-count, card))
+        relevant.sort()
+        evaluate = list(wild_kinds.values()) + [card for _, card in relevant]
+        evaluate = evaluate[: max(0, min(MAX_EVALS, self.evals_left))]
+        self.evals_left -= len(evaluate)
+        exact = {card: _after(_key((*hand, card)), wild, options) for card in evaluate}
         total = 0.0
         for card, count in self.unseen.items():
             if self.is_wild(card):
-                joker = card.is_joker
-                if joker not in wild_value:
-                    wild_value[joker] = _after(_key((*hand, card)), wild, options)
-                after = wild_value[joker]
-            elif self._relevant(card, ranks, by_suit, has_wild):
-                after = _after(_key((*hand, card)), wild, options)
+                after = exact.get(wild_kinds[card.is_joker], best_throw)
             else:
-                after = min(pen, best_throw + self.points(card))
+                after = exact.get(card, min(pen, best_throw + self.points(card)))
             total += count * (pen - after)
         result = total / self.total_unseen
         self._gain[hand] = result
@@ -380,9 +426,10 @@ class _Hard:
             ):
                 return Draw("stock")
         stock_value = pen - (1.0 + self.gamma) * gain
-        options_after = sorted(
-            ((_pen(_without(taken, c), wild, options), -self.points(c), c) for c in set(taken) if c != top),
-        )[:DRAW_SHORTLIST]
+        left = self.throws(taken)
+        options_after = sorted((p, -self.points(c), c) for c, p in left.items() if c != top)[:DRAW_SHORTLIST]
+        if not options_after:  # every card in hand is a copy of the top card
+            return Draw("stock")
         take_value = min(
             p - self.gamma * self.gain(_without(taken, c)) + self.danger(c) for p, _, c in options_after
         )

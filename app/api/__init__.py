@@ -1,0 +1,1 @@
+"""HTTP and WebSocket routes (thin: validation and wiring only)."""

@@ -1,0 +1,37 @@
+"""The browser client's pages: ``/`` and ``/r/{code}`` serve static/index.html; health."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.responses import FileResponse, HTMLResponse, Response
+
+STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
+router = APIRouter()
+
+_PLACEHOLDER = (
+    "<!doctype html><title>Three Thirteen</title><p>The client is not installed (static/index.html)."
+)
+
+
+def _index() -> Response:
+    index = STATIC_DIR / "index.html"
+    if index.is_file():
+        return FileResponse(index, media_type="text/html")
+    return HTMLResponse(_PLACEHOLDER)
+
+
+@router.get("/", include_in_schema=False)
+async def home() -> Response:
+    return _index()
+
+
+@router.get("/r/{code}", include_in_schema=False)
+async def room_page(code: str) -> Response:
+    return _index()
+
+
+@router.get("/healthz", tags=["health"])
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}

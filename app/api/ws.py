@@ -1,0 +1,117 @@
+"""The WebSocket endpoint: frames in (size, rate, parse) → the room; queued messages out."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from app.protocol import ErrorMessage, ProtocolError, encode, parse_client_message, wire_error
+from app.rooms import Clock, Connection
+from app.rooms.connection import CLOSE_POLICY
+
+from .deps import WsManagerDep, WsSettingsDep
+
+log = logging.getLogger(__name__)
+router = APIRouter()
+
+CLOSE_ROOM_NOT_FOUND = 4404
+FLOOD_STRIKES = 50  # messages refused for rate in a row before the socket is closed
+
+
+class TokenBucket:
+    """``rate`` messages per second on average, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: float, clock: Clock) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.tokens = burst
+        self.at = clock.monotonic()
+
+    def allow(self) -> bool:
+        now = self.clock.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+async def _write(websocket: WebSocket, conn: Connection) -> None:
+    """Send what the room queued for this socket, in order; close when the room says so."""
+    try:
+        while True:
+            text = await conn.next_outgoing()
+            if text is None:
+                break
+            await websocket.send_text(text)
+        with contextlib.suppress(Exception):
+            await websocket.close(conn.close_code or 1000)
+    except Exception:  # the socket is gone; the reader notices too
+        conn.close()
+
+
+@router.websocket("/ws/{code}")
+async def table_socket(
+    websocket: WebSocket, code: str, manager: WsManagerDep, settings: WsSettingsDep
+) -> None:
+    origin = websocket.headers.get("origin")
+    if settings.origins and origin is not None and origin.rstrip("/") not in settings.origins:
+        await websocket.close(CLOSE_POLICY)
+        return
+    await websocket.accept()
+    room = await manager.get(code)
+    if room is None:
+        error = ErrorMessage(code="room_not_found", message=f"there is no room {code[:16]!r}")
+        await websocket.send_text(encode(error))
+        await websocket.close(CLOSE_ROOM_NOT_FOUND)
+        return
+    conn = Connection(max_queue=settings.send_queue_size)
+    writer = asyncio.create_task(_write(websocket, conn))
+    limiter = TokenBucket(
+        settings.max_messages_per_second, 2 * settings.max_messages_per_second, manager.clock
+    )
+    strikes = 0
+    await room.attach(conn)
+    try:
+        while not writer.done():
+            try:
+                frame = await websocket.receive()
+            except RuntimeError:  # receiving after the writer closed the socket
+                break
+            if frame["type"] == "websocket.disconnect":
+                break
+            text = frame.get("text")
+            if not limiter.allow():
+                strikes += 1
+                if strikes >= FLOOD_STRIKES:
+                    conn.close(CLOSE_POLICY)
+                    break
+                conn.send(ErrorMessage(code="rate_limited", message="slow down: too many messages"))
+                continue
+            strikes = 0
+            if text is None:
+                conn.send(ErrorMessage(code="bad_message", message="send text frames holding JSON"))
+                continue
+            if len(text) > settings.max_frame_bytes // 4 and len(text.encode()) > settings.max_frame_bytes:
+                conn.send(
+                    ErrorMessage(
+                        code="too_large", message=f"a message is at most {settings.max_frame_bytes} bytes"
+                    )
+                )
+                continue
+            try:
+                message = parse_client_message(text)
+            except ProtocolError as exc:
+                conn.send(wire_error(exc))
+                continue
+            await room.handle(conn, message)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await room.detach(conn)
+        conn.close()
+        with contextlib.suppress(asyncio.TimeoutError, Exception):
+            await asyncio.wait_for(writer, timeout=5)

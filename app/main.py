@@ -1,0 +1,49 @@
+"""The FastAPI application: routes, error handlers, and start-up (migrations, store, rooms)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app.api import pages, rooms, ws
+from app.api.errors import install_error_handlers
+from app.config import Settings, get_settings
+from app.rooms import Clock, RoomManager
+from app.store import Store, run_migrations
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.run_migrations:
+            await run_migrations(settings.database_url)
+        store = Store(settings.database_url)
+        manager = RoomManager(store=store, settings=settings, clock=clock)
+        app.state.store, app.state.manager = store, manager
+        try:
+            yield
+        finally:
+            await manager.close()
+            await store.close()
+
+    app = FastAPI(
+        title="Three Thirteen",
+        summary="Play Three Thirteen (سه و سیزده), the eleven-round rummy game, with friends.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    app.include_router(rooms.router)
+    app.include_router(ws.router)
+    app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=pages.STATIC_DIR, check_dir=False), name="static")
+    return app

@@ -1,0 +1,28 @@
+"""The live part: one Room per table (lock, seats, sockets, bots, broadcast) and the RoomManager."""
+
+from .broadcast import Broadcaster, InProcessBroadcaster, Notice
+from .clock import Clock, SystemClock
+from .connection import Connection, ConnectionState
+from .manager import RoomManager
+from .room import Room, RoomStatus, Seat, WrongStatus, clean_text
+from .tokens import CODE_ALPHABET, hash_token, new_room_code, normalize_code
+
+__all__ = [
+    "CODE_ALPHABET",
+    "Broadcaster",
+    "Clock",
+    "Connection",
+    "ConnectionState",
+    "InProcessBroadcaster",
+    "Notice",
+    "Room",
+    "RoomManager",
+    "RoomStatus",
+    "Seat",
+    "SystemClock",
+    "WrongStatus",
+    "clean_text",
+    "hash_token",
+    "new_room_code",
+    "normalize_code",
+]

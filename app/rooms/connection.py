@@ -1,0 +1,77 @@
+"""One client socket as the room sees it: its seat, its lifecycle, and a bounded outgoing queue."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from enum import StrEnum
+
+from app.protocol import encode
+from app.protocol.messages import _Out
+
+_ids = itertools.count(1)
+
+CLOSE_NORMAL = 1000
+CLOSE_POLICY = 1008
+CLOSE_TRY_AGAIN = 1013
+CLOSE_RESTART = 1012
+
+
+class ConnectionState(StrEnum):
+    OPEN = "open"  # accepted, waiting for hello
+    JOINED = "joined"  # said hello: a seat or a spectator
+    CLOSED = "closed"
+
+
+class WrongConnectionState(RuntimeError):
+    def __init__(self, expected: ConnectionState, actual: ConnectionState) -> None:
+        super().__init__(f"connection is {actual.value}, expected {expected.value}")
+        self.expected, self.actual = expected, actual
+
+
+class Connection:
+    """Messages are queued here (never awaited by the room) and written by the socket's own task,
+    so one slow client never holds up a table. A client too far behind is closed; it resyncs on return."""
+
+    def __init__(self, *, max_queue: int = 256) -> None:
+        self.id = next(_ids)
+        self.seat: int | None = None
+        self.state = ConnectionState.OPEN
+        self.close_code: int | None = None
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._max_queue = max_queue
+
+    @property
+    def joined(self) -> bool:
+        return self.state is ConnectionState.JOINED
+
+    def join(self, seat: int | None) -> None:
+        if self.state is not ConnectionState.OPEN:
+            raise WrongConnectionState(ConnectionState.OPEN, self.state)
+        self.seat = seat
+        self.state = ConnectionState.JOINED
+
+    def send(self, message: _Out) -> None:
+        self.send_text(encode(message))
+
+    def send_text(self, text: str) -> None:
+        if self.state is ConnectionState.CLOSED:
+            return
+        if self._queue.qsize() >= self._max_queue:
+            while not self._queue.empty():  # what it missed is replaced by a full state on reconnect
+                self._queue.get_nowait()
+            self.close(CLOSE_TRY_AGAIN)
+            return
+        self._queue.put_nowait(text)
+
+    def close(self, code: int = CLOSE_NORMAL) -> None:
+        """Stop sending: the writer delivers what is queued, then closes the socket with ``code``."""
+        if self.state is ConnectionState.CLOSED:
+            return
+        self.state = ConnectionState.CLOSED
+        self.close_code = code
+        self._queue.put_nowait(None)
+
+    async def next_outgoing(self) -> str | None:
+        """The next text to write, or None when the socket should be closed."""
+        return await self._queue.get()

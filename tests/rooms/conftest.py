@@ -1,0 +1,29 @@
+"""Fixtures for the rooms tests: a migrated SQLite store, a manual clock, a RoomManager."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from app.config import Settings
+from app.rooms import RoomManager
+from app.store import Store, run_migrations
+
+from .fakes import ManualClock
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+async def manager(sqlite_url: str, clock: ManualClock) -> AsyncIterator[RoomManager]:
+    await run_migrations(sqlite_url)
+    store = Store(sqlite_url)
+    settings = Settings(_env_file=None, database_url=sqlite_url, bot_delay_ms=700)  # type: ignore[call-arg]
+    manager = RoomManager(store=store, settings=settings, clock=clock)
+    yield manager
+    await manager.close()
+    await store.close()
