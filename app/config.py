@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     chat_max_length: int = Field(default=200, ge=1, le=2000)
     chat_max_per_10s: int = Field(default=5, ge=1)
     send_queue_size: int = Field(default=256, ge=8)  # per socket; a client this far behind is dropped
+    max_sockets_per_address: int = Field(default=100, ge=1)  # open WebSockets from one client address
+    max_rooms_per_address: int = Field(default=60, ge=1)  # rooms one client address may open per hour
 
     @property
     def origins(self) -> list[str]:

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app.api import pages, rooms, ws
+from app.api import history, pages, rooms, ws
 from app.api.errors import install_error_handlers
 from app.config import Settings, get_settings
 from app.rooms import Clock, RoomManager
@@ -43,6 +43,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.state.settings = settings
     install_error_handlers(app)
     app.include_router(rooms.router)
+    app.include_router(history.router)
     app.include_router(ws.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC_DIR, check_dir=False), name="static")

@@ -13,6 +13,10 @@ from app.protocol import ProtocolError, wire_error
 
 HTTP_STATUS = {
     "room_not_found": 404,
+    "game_not_found": 404,
+    "not_found": 404,
+    "round_not_finished": 409,
+    "game_not_finished": 409,
     "bad_request": 422,
     "bad_options": 422,
     "rate_limited": 429,

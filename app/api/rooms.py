@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Request, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.protocol import SeatInfo
+from app.protocol import ProtocolError, SeatInfo
 from app.rooms import clean_text
 
 from .deps import ManagerDep, SettingsDep
 from .errors import ErrorPublic
+from .limits import address_limits
 
 router = APIRouter(prefix="/api", tags=["rooms"])
 BotLevel = Literal["easy", "normal", "hard", "random"]
@@ -68,9 +69,19 @@ def _name(name: str, max_length: int) -> str:
     return clean_text(name, max_length=max_length, what="name", code="bad_request")
 
 
-@router.post("/rooms", status_code=status.HTTP_201_CREATED, response_model=RoomCreated)
-async def create_room(body: RoomCreate, manager: ManagerDep, settings: SettingsDep) -> RoomCreated:
+@router.post(
+    "/rooms",
+    status_code=status.HTTP_201_CREATED,
+    response_model=RoomCreated,
+    responses={429: {"model": ErrorPublic, "description": "too many rooms opened from this address"}},
+)
+async def create_room(
+    body: RoomCreate, request: Request, manager: ManagerDep, settings: SettingsDep
+) -> RoomCreated:
     name = _name(body.name, settings.max_name_length)
+    address = request.client.host if request.client else "unknown"
+    if not address_limits(request.app, settings, manager.clock).open_room(address):
+        raise ProtocolError("rate_limited", "too many rooms opened from your address; try again later")
     bots: list[str] = ["normal"] * body.bots if isinstance(body.bots, int) else list(body.bots)
     room, token = await manager.create(name=name, seat_count=body.seats, bots=bots, options=body.options)
     base = settings.public_base_url.rstrip("/")

@@ -8,11 +8,13 @@ import logging
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from app.config import Settings
 from app.protocol import ErrorMessage, ProtocolError, encode, parse_client_message, wire_error
-from app.rooms import Clock, Connection
+from app.rooms import Clock, Connection, RoomManager
 from app.rooms.connection import CLOSE_POLICY
 
 from .deps import WsManagerDep, WsSettingsDep
+from .limits import address_limits
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -61,6 +63,21 @@ async def table_socket(
     if settings.origins and origin is not None and origin.rstrip("/") not in settings.origins:
         await websocket.close(CLOSE_POLICY)
         return
+    limits = address_limits(websocket.app, settings, manager.clock)
+    address = websocket.client.host if websocket.client else "unknown"
+    if not limits.open_socket(address):
+        await websocket.accept()
+        error = ErrorMessage(code="rate_limited", message="too many open connections from your address")
+        await websocket.send_text(encode(error))
+        await websocket.close(CLOSE_POLICY)
+        return
+    try:
+        await _serve(websocket, code, manager, settings)
+    finally:
+        limits.close_socket(address)
+
+
+async def _serve(websocket: WebSocket, code: str, manager: RoomManager, settings: Settings) -> None:
     await websocket.accept()
     room = await manager.get(code)
     if room is None:

@@ -40,11 +40,12 @@ PublicEvent = Event | Mapping[str, Any]
 GAMMA = 1.0  # weight of the expected one-draw improvement of the hand kept
 GAMMA_LATE = 0.5  # ... once the round is old (opponents may go out soon)
 LATE_TURNS = 6  # own turns into the round after which the weight has moved to GAMMA_LATE
-SHORTLIST = 4  # discards scored in full (the rest are clearly worse on penalty)
+SHORTLIST = 3  # discards scored in full (the rest are clearly worse on penalty)
 SHORTLIST_MARGIN = 12  # ... and only those within this many points of the best penalty
 DRAW_SHORTLIST = 2  # discards scored in full when weighing the top of the discard pile
-MAX_EVALS = 14  # solver calls per hand scored for its potential (the rest are estimated) ...
-DECISION_EVALS = 32  # ... and per decision: the time budget, counted in calls so it stays deterministic
+MAX_EVALS = 8  # solver calls per hand scored for its potential (the rest are estimated) ...
+DECISION_WORK = 168  # ... and per decision, times the hand size (the time budget: 12 calls for 14 cards),
+# shared evenly by the hands scored; counted in calls, not read from a clock, so decisions stay deterministic
 TAKE_MARGIN = 2.0  # how much better taking the discard must look than drawing blind (it shows our plan)
 DANGER_SET = 4.0  # cost of throwing a rank the next player picked up
 DANGER_RUN = 2.5  # cost of throwing a suit neighbour (within 2) of a card the next player picked up
@@ -277,7 +278,7 @@ class _Hard:
         late = min(1.0, self.turns / LATE_TURNS)
         self.gamma = GAMMA + (GAMMA_LATE - GAMMA) * late
         self._gain: dict[tuple[Card, ...], float] = {}
-        self.evals_left = DECISION_EVALS
+        self.evals = DECISION_WORK // (len(self.hand) + 1)
         self._known_pen: dict[tuple[Card, ...], int] = {}
         self._known_dead: dict[tuple[Card, ...], tuple[Card, ...]] = {}
 
@@ -306,8 +307,9 @@ class _Hard:
             return (1, 14)
         return (card.rank,)
 
-    def gain(self, hand: tuple[Card, ...]) -> float:
-        """Expected drop of the penalty of ``hand`` (between turns) after one blind draw and a throw."""
+    def gain(self, hand: tuple[Card, ...], share: int = 1) -> float:
+        """Expected drop of the penalty of ``hand`` (between turns) after one blind draw and a throw;
+        ``share``: how many hands share this decision's solver budget."""
         cached = self._gain.get(hand)
         if cached is not None:
             return cached
@@ -336,8 +338,7 @@ class _Hard:
                 relevant.append((-count, card))
         relevant.sort()
         evaluate = list(wild_kinds.values()) + [card for _, card in relevant]
-        evaluate = evaluate[: max(0, min(MAX_EVALS, self.evals_left))]
-        self.evals_left -= len(evaluate)
+        evaluate = evaluate[: min(MAX_EVALS, self.evals // share)]
         exact = {card: _after(_key((*hand, card)), wild, options) for card in evaluate}
         total = 0.0
         for card, count in self.unseen.items():
@@ -413,7 +414,7 @@ class _Hard:
         if _can_go_out(taken, wild, options):
             return Draw("discard")
         pen = _pen(hand, wild, options)
-        gain = self.gain(hand)
+        gain = self.gain(hand, 1 if self.final else 1 + DRAW_SHORTLIST)
         if self.final:
             # one draw left: compare the throw after taking the top with the expected blind draw
             return Draw("discard") if _after(taken, wild, options) < pen - gain else Draw("stock")
@@ -431,7 +432,8 @@ class _Hard:
         if not options_after:  # every card in hand is a copy of the top card
             return Draw("stock")
         take_value = min(
-            p - self.gamma * self.gain(_without(taken, c)) + self.danger(c) for p, _, c in options_after
+            p - self.gamma * self.gain(_without(taken, c), 1 + len(options_after)) + self.danger(c)
+            for p, _, c in options_after
         )
         return Draw("discard") if take_value < stock_value - TAKE_MARGIN else Draw("stock")
 
@@ -445,7 +447,7 @@ class _Hard:
         return min(
             short,
             key=lambda s: (
-                s[0] - self.gamma * self.gain(_without(hand, s[2])) + self.danger(s[2]),
+                s[0] - self.gamma * self.gain(_without(hand, s[2]), len(short)) + self.danger(s[2]),
                 s[1],
                 s[2],
             ),

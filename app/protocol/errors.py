@@ -41,6 +41,9 @@ PROTOCOL_CODES = frozenset(
         "stale_version",
         "bad_request",
         "internal_error",
+        "game_not_found",
+        "round_not_finished",
+        "game_not_finished",
     }
 )
 ERROR_CODES = ENGINE_CODES | PROTOCOL_CODES

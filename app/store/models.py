@@ -119,3 +119,19 @@ class RoundScoreRow(Base):
     seat: Mapped[int] = mapped_column(Integer)
     name: Mapped[str] = mapped_column(String(64))
     penalty: Mapped[int] = mapped_column(Integer)
+
+
+class GamePlayerRow(Base):
+    """Who sat where in one game; ``total`` and ``won`` are filled when the game ends (for history)."""
+
+    __tablename__ = "game_players"
+    __table_args__ = (UniqueConstraint("game_id", "seat", name="uq_game_players_game_seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))
+    name_key: Mapped[str] = mapped_column(String(64), index=True)  # lower-case name: finds games by name
+    is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
+    total: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    won: Mapped[bool | None] = mapped_column(Boolean, nullable=True)

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from .db import make_engine
-from .models import ActionRow, GameRow, RoomRow, RoundScoreRow, SeatRow
+from .models import ActionRow, GamePlayerRow, GameRow, RoomRow, RoundScoreRow, SeatRow
 
 
 class StoreError(Exception):
@@ -237,6 +237,18 @@ class Store:
             )
             session.add(row)
             await session.flush()
+            session.add_all(
+                GamePlayerRow(
+                    game_id=row.id,
+                    seat=p["seat"],
+                    name=p["name"],
+                    name_key=name_key(p["name"]),
+                    is_bot=bool(p.get("bot")),
+                    total=None,
+                    won=None,
+                )
+                for p in players
+            )
             await _bump(
                 session,
                 code,
@@ -285,6 +297,8 @@ class Store:
                 RoundScoreRow(game_id=game_id, round=s.round, seat=s.seat, name=s.name, penalty=s.penalty)
                 for s in round_scores
             )
+            if finished:
+                await _record_totals(session, game_id)
 
     async def find_ack(self, *, game_id: int, client_id: str) -> AckRecord | None:
         async with self.sessions() as session:
@@ -322,6 +336,31 @@ class Store:
         async with self.sessions() as session:
             row = await session.get(GameRow, game_id)
             return (row.version, row.state) if row else None
+
+
+def name_key(name: str) -> str:
+    """How names are matched in the history: trimmed, any letter case."""
+    return name.strip().casefold()
+
+
+async def _record_totals(session: AsyncSession, game_id: int) -> None:
+    """At a game's end: each seat's total and whether it won (equal lowest totals share the win)."""
+    await session.flush()
+    sums = (
+        await session.execute(
+            select(RoundScoreRow.seat, func.sum(RoundScoreRow.penalty))
+            .where(RoundScoreRow.game_id == game_id)
+            .group_by(RoundScoreRow.seat)
+        )
+    ).all()
+    totals = {seat: int(total) for seat, total in sums}
+    low = min(totals.values(), default=0)
+    for seat, total in totals.items():
+        await session.execute(
+            update(GamePlayerRow)
+            .where(GamePlayerRow.game_id == game_id, GamePlayerRow.seat == seat)
+            .values(total=total, won=total == low)
+        )
 
 
 def _seat_row(code: str, seat: SeatRecord, now: datetime) -> SeatRow:

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
 
 from app.engine import Draw, Options, action_to_dict, apply, new_game
 from app.store import CodeTaken, RoundScore, SeatRecord, Store, VersionConflict, normalize_url, run_migrations
-from app.store.db import make_engine
+from app.store.db import alembic_config, make_engine
 from app.store.models import Base
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,9 +35,17 @@ async def test_upgrade_head_on_empty_database_matches_the_models(db_url: str) ->
 
             assert await conn.run_sync(diff) == []
             tables = await conn.run_sync(lambda c: set(inspect(c).get_table_names()))
-            assert {"rooms", "seats", "games", "actions", "round_scores", "alembic_version"} <= tables
+            assert {
+                "rooms",
+                "seats",
+                "games",
+                "actions",
+                "round_scores",
+                "game_players",
+                "alembic_version",
+            } <= tables
             version = (await conn.execute(text("select version_num from alembic_version"))).scalar_one()
-            assert version == "0001"
+            assert version == ScriptDirectory.from_config(alembic_config(db_url)).get_current_head()
         # Running it again is a no-op.
         await run_migrations(db_url)
     finally:

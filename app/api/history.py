@@ -1,0 +1,236 @@
+"""REST score history: games per room and per player, score sheets, ended rounds, exports, leaderboards."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from pydantic import BaseModel
+
+from app.protocol import ProtocolError
+from app.store.history import GameSummaryRecord, History
+
+from .deps import ManagerDep
+from .errors import ErrorPublic
+
+router = APIRouter(prefix="/api", tags=["history"])
+
+EXPORT_FORMAT = "three-thirteen/game-record@1"
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorPublic, "description": "unknown id or code"}
+}
+NOT_YET: dict[int | str, dict[str, Any]] = {
+    **NOT_FOUND,
+    409: {"model": ErrorPublic, "description": "not available until it has ended"},
+}
+
+
+def _history(request: Request) -> History:
+    return History(request.app.state.store)
+
+
+HistoryDep = Annotated[History, Depends(_history)]
+Limit = Annotated[int, Query(ge=1, le=100, description="page size")]
+Offset = Annotated[int, Query(ge=0, le=1_000_000, description="items to skip")]
+Since = Annotated[
+    datetime | None, Query(description="only games started (leaderboard: finished) at or after")
+]
+Until = Annotated[datetime | None, Query(description="only games started (leaderboard: finished) before")]
+GameId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+
+
+class PlayerPublic(BaseModel):
+    seat: int
+    name: str
+    bot: bool
+
+
+class GameSummaryPublic(BaseModel):
+    id: int
+    room: str
+    number: int
+    status: Literal["playing", "finished"]
+    created_at: datetime
+    finished_at: datetime | None
+    players: list[PlayerPublic]
+    rounds_played: int
+    totals: list[int]
+    winners: list[int]
+
+
+class GamePage(BaseModel):
+    items: list[GameSummaryPublic]
+    total: int
+    limit: int
+    offset: int
+
+
+class GamePublic(GameSummaryPublic):
+    options: dict[str, Any]
+    scores: list[list[int]]
+
+
+class MeldPublic(BaseModel):
+    kind: Literal["set", "run"]
+    cards: list[str]
+
+
+class HandPublic(BaseModel):
+    seat: int
+    cards: list[str]
+    melds: list[MeldPublic]
+    deadwood: list[str]
+    penalty: int
+
+
+class RoundPublic(BaseModel):
+    game_id: int
+    round: int
+    wild_rank: str
+    dealer: int
+    went_out: int
+    hands: list[HandPublic]
+
+
+class ActionPublic(BaseModel):
+    seat: int
+    action: dict[str, Any]
+
+
+class GameExport(BaseModel):
+    format: str
+    game: GamePublic
+    players: int
+    options: dict[str, Any]
+    seed: int
+    actions: list[ActionPublic]
+    final_state: dict[str, Any]
+
+
+class LeaderPublic(BaseModel):
+    name: str
+    games: int
+    wins: int
+    average_points: float
+
+
+class LeaderPage(BaseModel):
+    items: list[LeaderPublic]
+    total: int
+    limit: int
+    offset: int
+
+
+def _summary(record: GameSummaryRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "room": record.room_code,
+        "number": record.number,
+        "status": record.status,
+        "created_at": record.created_at,
+        "finished_at": record.finished_at,
+        "players": [{"seat": p.seat, "name": p.name, "bot": p.is_bot} for p in record.players],
+        "rounds_played": record.rounds_played,
+        "totals": record.totals,
+        "winners": record.winners,
+    }
+
+
+def _game_not_found(game_id: int) -> ProtocolError:
+    return ProtocolError("game_not_found", f"no game with id {game_id}")
+
+
+@router.get("/rooms/{code}/games", response_model=GamePage, responses=NOT_FOUND)
+async def room_games(
+    code: str,
+    history: HistoryDep,
+    manager: ManagerDep,
+    limit: Limit = 20,
+    offset: Offset = 0,
+    since: Since = None,
+    until: Until = None,
+) -> dict[str, Any]:
+    """Every game played at the table, newest first, with totals and winners."""
+    room = await manager.require(code)  # room_not_found (404) for unknown codes
+    page = await history.room_games(room.code, limit=limit, offset=offset, since=since, until=until)
+    return {"items": [_summary(r) for r in page.items], "total": page.total, "limit": limit, "offset": offset}
+
+
+@router.get("/rooms/{code}/leaderboard", response_model=LeaderPage, responses=NOT_FOUND)
+async def leaderboard(
+    code: str,
+    history: HistoryDep,
+    manager: ManagerDep,
+    limit: Limit = 20,
+    offset: Offset = 0,
+    since: Since = None,
+    until: Until = None,
+) -> dict[str, Any]:
+    """Per player over the table's finished games: games, wins, average points; most wins first."""
+    room = await manager.require(code)
+    page = await history.leaderboard(room.code, limit=limit, offset=offset, since=since, until=until)
+    items = [vars_of(r) for r in page.items]
+    return {"items": items, "total": page.total, "limit": limit, "offset": offset}
+
+
+def vars_of(record: Any) -> dict[str, Any]:
+    return {name: getattr(record, name) for name in record.__slots__}
+
+
+@router.get("/players/{name}/games", response_model=GamePage)
+async def player_games(
+    name: Annotated[str, Path(min_length=1, max_length=64)],
+    history: HistoryDep,
+    limit: Limit = 20,
+    offset: Offset = 0,
+    since: Since = None,
+    until: Until = None,
+) -> dict[str, Any]:
+    """Every game a player of that name (any letter case) sat at, newest first."""
+    page = await history.player_games(name, limit=limit, offset=offset, since=since, until=until)
+    return {"items": [_summary(r) for r in page.items], "total": page.total, "limit": limit, "offset": offset}
+
+
+@router.get("/games/{game_id}", response_model=GamePublic, responses=NOT_FOUND)
+async def game(game_id: GameId, history: HistoryDep) -> dict[str, Any]:
+    """Options, players, the score sheet of ended rounds, totals, winners and status."""
+    detail = await history.game(game_id)
+    if detail is None:
+        raise _game_not_found(game_id)
+    return {**_summary(detail.summary), "options": detail.options, "scores": detail.scores}
+
+
+@router.get("/games/{game_id}/rounds/{round_number}", response_model=RoundPublic, responses=NOT_YET)
+async def game_round(
+    game_id: GameId, round_number: Annotated[int, Path(ge=1, le=11)], history: HistoryDep
+) -> dict[str, Any]:
+    """After round n ended: every hand as it ended, with its best melds and penalty."""
+    exists, result = await history.round_result(game_id, round_number)
+    if not exists:
+        raise _game_not_found(game_id)
+    if result is None:
+        raise ProtocolError("round_not_finished", f"round {round_number} of game {game_id} has not ended")
+    return {"game_id": game_id, **result}
+
+
+@router.get("/games/{game_id}/export", response_model=GameExport, responses=NOT_YET)
+async def export(game_id: GameId, history: HistoryDep) -> dict[str, Any]:
+    """The complete record of a finished game: replay it with ``app.engine.replay(players, options, seed,
+    actions)``. A game still being played is never exported (its seed would reveal every hidden card)."""
+    record = await history.export(game_id)
+    if record is None:
+        raise _game_not_found(game_id)
+    if record.summary.status != "finished":
+        raise ProtocolError(
+            "game_not_finished", f"game {game_id} is still being played; export it when it ends"
+        )
+    return {
+        "format": EXPORT_FORMAT,
+        "game": {**_summary(record.summary), "options": record.options, "scores": record.scores},
+        "players": len(record.summary.players),
+        "options": record.options,
+        "seed": record.seed,
+        "actions": [{"seat": seat, "action": action} for seat, action in record.actions],
+        "final_state": record.final_state,
+    }

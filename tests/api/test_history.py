@@ -1,0 +1,152 @@
+"""Score history over REST: games per room and per player, score sheets, rounds, exports, leaderboards."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+
+from app.engine import GameState, Options, action_from_dict, replay
+from app.store import Store
+
+from .wsclient import Client, create_room
+
+POINTS = {"A": 1, "J": 10, "Q": 10, "K": 10}
+
+
+def quick_move(view: dict[str, Any]) -> dict[str, str]:
+    """A player reading only its own view: draw the stock, go out when it can, else throw dear deadwood."""
+    if "draw_stock" in view["legal"]:
+        return {"type": "draw", "source": "stock"}
+    if view["can_go_out"]:
+        return {"type": "go_out", "card": view["can_go_out"][0]}
+    cards = view["arrangement"]["deadwood"] or view["hand"]
+    return {"type": "discard", "card": max(cards, key=lambda c: POINTS.get(c[:-1], 0) or int(c[:-1] or 0))}
+
+
+async def play_with_a_bot(server: str, name: str, *, finish: bool = True) -> tuple[str, int]:
+    """A table of one person and one bot; the person plays until the game ends (or round 1 ends)."""
+    created = await create_room(server, name, seats=2, bots=["normal"])
+    client = await Client.connect(server, created["code"])
+    await client.hello(created["token"])
+    await client.send({"type": "start"})
+    state = await client.until(lambda m: m["type"] == "state" and m["game"] is not None)
+    game_id = state["room"]["game_id"]
+    while True:
+        view = client.state["game"] if client.state else None
+        if view is None:
+            await client.next("state")
+            continue
+        if view["phase"] == "game_over" or (not finish and view["round"] > 1):
+            break
+        if view["turn"] == view["seat"] and view["legal"]:
+            answer = await client.act(quick_move(view), version=client.state["version"])
+            if answer["type"] == "ack":
+                await client.wait_version(answer["version"])
+            continue
+        await client.next("state", timeout=20)
+    await client.close()
+    return created["code"], game_id
+
+
+async def get(server: str, path: str, **params: Any) -> httpx.Response:
+    async with httpx.AsyncClient(base_url=server, timeout=30) as http:
+        return await http.get(path, params=params)
+
+
+async def test_finished_game_history_export_and_leaderboard(server: str, store: Store) -> None:
+    code, game_id = await play_with_a_bot(server, "Sara")
+
+    game = (await get(server, f"/api/games/{game_id}")).json()
+    assert game["status"] == "finished" and game["room"] == code
+    assert [p["name"] for p in game["players"]] == ["Sara", game["players"][1]["name"]]
+    assert game["players"][1]["bot"] is True
+    assert len(game["scores"]) == 11 and all(len(row) == 2 for row in game["scores"])
+    assert game["totals"] == [sum(row[s] for row in game["scores"]) for s in range(2)]
+    assert game["winners"] == [s for s in range(2) if game["totals"][s] == min(game["totals"])]
+
+    for round_number in (1, 11):
+        shown = (await get(server, f"/api/games/{game_id}/rounds/{round_number}")).json()
+        assert shown["round"] == round_number and len(shown["hands"]) == 2
+        assert [h["penalty"] for h in shown["hands"]] == game["scores"][round_number - 1]
+        assert shown["hands"][shown["went_out"]]["penalty"] == 0
+
+    export = (await get(server, f"/api/games/{game_id}/export")).json()
+    actions = [(a["seat"], action_from_dict(a["action"])) for a in export["actions"]]
+    rebuilt = replay(export["players"], Options.from_dict(export["options"]), export["seed"], actions)
+    loaded = await store.load_game_state(game_id)
+    assert loaded is not None
+    assert rebuilt == GameState.from_dict(loaded[1]), "the export replays to the stored final state"
+    assert rebuilt.totals() == game["totals"]
+
+    games = (await get(server, f"/api/rooms/{code}/games")).json()
+    assert games["total"] == 1 and games["items"][0]["id"] == game_id
+    assert games["items"][0]["totals"] == game["totals"]
+
+    board = (await get(server, f"/api/rooms/{code}/leaderboard")).json()
+    by_name = {row["name"]: row for row in board["items"]}
+    assert by_name["Sara"]["games"] == 1
+    assert by_name["Sara"]["wins"] == (1 if 0 in game["winners"] else 0)
+    assert by_name["Sara"]["average_points"] == game["totals"][0]
+
+    mine = (await get(server, "/api/players/sara/games")).json()  # names match in any letter case
+    assert [g["id"] for g in mine["items"]] == [game_id]
+
+
+async def test_a_game_in_progress_reveals_nothing_hidden(server: str) -> None:
+    code, game_id = await play_with_a_bot(server, "Omid", finish=False)
+    game = (await get(server, f"/api/games/{game_id}")).json()
+    assert game["status"] == "playing"
+    assert len(game["scores"]) == 1, "only the ended round is on the sheet"
+    assert game["winners"] == []
+    assert "seed" not in game and "state" not in game
+
+    assert (await get(server, f"/api/games/{game_id}/rounds/1")).status_code == 200
+    later = await get(server, f"/api/games/{game_id}/rounds/2")
+    assert later.status_code == 409 and later.json()["code"] == "round_not_finished"
+
+    refused = await get(server, f"/api/games/{game_id}/export")
+    assert refused.status_code == 409 and refused.json()["code"] == "game_not_finished"
+    assert "seed" not in refused.text
+
+
+async def test_pagination_and_date_filters(server: str) -> None:
+    ids = []
+    for _ in range(3):
+        _code, game_id = await play_with_a_bot(server, "Nima", finish=False)
+        ids.append(game_id)
+    first = (await get(server, "/api/players/Nima/games", limit=2)).json()
+    second = (await get(server, "/api/players/Nima/games", limit=2, offset=2)).json()
+    assert first["total"] == second["total"] == 3
+    assert [g["id"] for g in first["items"] + second["items"]] == sorted(ids, reverse=True), "newest first"
+    assert first["limit"] == 2 and second["offset"] == 2
+
+    future = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    past = (datetime.now(UTC) - timedelta(days=1)).isoformat()
+    assert (await get(server, "/api/players/Nima/games", since=future)).json()["total"] == 0
+    assert (await get(server, "/api/players/Nima/games", since=past)).json()["total"] == 3
+    assert (await get(server, "/api/players/Nima/games", until=past)).json()["total"] == 0
+
+    assert (await get(server, "/api/players/Nima/games", limit=0)).status_code == 422
+    assert (await get(server, "/api/players/Nima/games", limit=101)).status_code == 422
+
+
+async def test_unknown_ids_are_404_with_a_code(server: str) -> None:
+    for path, code in (
+        ("/api/games/999999", "game_not_found"),
+        ("/api/games/999999/rounds/1", "game_not_found"),
+        ("/api/games/999999/export", "game_not_found"),
+        ("/api/rooms/ZZZZZZZZ/games", "room_not_found"),
+        ("/api/rooms/ZZZZZZZZ/leaderboard", "room_not_found"),
+    ):
+        response = await get(server, path)
+        assert response.status_code == 404, path
+        assert response.json()["code"] == code, path
+    assert (await get(server, "/api/players/nobody/games")).json() == {
+        "items": [],
+        "total": 0,
+        "limit": 20,
+        "offset": 0,
+    }
+    assert (await get(server, "/api/games/1/rounds/12")).status_code == 422
