@@ -28,7 +28,7 @@ class Settings(BaseSettings):
 
     max_frame_bytes: int = Field(default=8192, ge=256)
     max_messages_per_second: float = Field(default=20.0, gt=0)
-    max_name_length: int = Field(default=24, ge=1, le=100)
+    max_name_length: int = Field(default=32, ge=1, le=64)
     chat_max_length: int = Field(default=200, ge=1, le=2000)
     chat_max_per_10s: int = Field(default=5, ge=1)
     send_queue_size: int = Field(default=256, ge=8)  # per socket; a client this far behind is dropped

@@ -45,7 +45,7 @@ async def test_create_join_until_full_then_watch(http: httpx.AsyncClient) -> Non
     [
         ({"name": ""}, "bad_request"),
         ({"name": "   "}, "bad_request"),
-        ({"name": "x" * 25}, "bad_request"),
+        ({"name": "x" * 33}, "bad_request"),
         ({"name": "a\nb"}, "bad_request"),
         ({"name": "a\u202eb"}, "bad_request"),
         ({}, "bad_request"),
