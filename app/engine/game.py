@@ -153,6 +153,9 @@ class GameState:
     reshuffles: int = 0  # in this round; seeds the next reshuffle
     moves: int = 0
     results: tuple[RoundResult, ...] = ()
+    # The round's public moves, as everyone at a real table sees them: (seat, kind, card) with kind
+    # "draw_stock" (card None), "draw_discard", "discard" or "go_out". Bots read what others collect here.
+    round_log: tuple[tuple[int, str, Card | None], ...] = ()
 
     @property
     def wild_rank(self) -> int:
@@ -196,6 +199,7 @@ class GameState:
             "reshuffles": self.reshuffles,
             "moves": self.moves,
             "results": [r.to_dict() for r in self.results],
+            "round_log": [[seat, kind, str(card) if card else None] for seat, kind, card in self.round_log],
         }
 
     @classmethod
@@ -221,6 +225,10 @@ class GameState:
             reshuffles=int(data.get("reshuffles", 0)),
             moves=int(data.get("moves", 0)),
             results=tuple(RoundResult.from_dict(r) for r in data.get("results", [])),
+            round_log=tuple(
+                (int(seat), str(kind), Card.parse(card) if card else None)
+                for seat, kind, card in data.get("round_log", [])
+            ),
         )
 
 
@@ -249,6 +257,7 @@ def _deal(players: int, options: Options, seed: int, round_number: int, dealer: 
         "went_out": None,
         "final_turns": 0,
         "reshuffles": 0,
+        "round_log": (),
     }
 
 
@@ -341,6 +350,7 @@ def _draw(state: GameState, seat: int, source: str) -> tuple[GameState, list[Eve
         events.append(Event("draw", seat, card, "stock", private=True))
     hands = list(state.hands)
     hands[seat] = _sorted_hand((*hands[seat], card))
+    public = (seat, "draw_discard", card) if source == "discard" else (seat, "draw_stock", None)
     new_state = replace(
         state,
         hands=tuple(hands),
@@ -349,6 +359,7 @@ def _draw(state: GameState, seat: int, source: str) -> tuple[GameState, list[Eve
         reshuffles=reshuffles,
         phase="discard",
         drawn=card,
+        round_log=(*state.round_log, public),
     )
     return new_state, events
 
@@ -375,6 +386,7 @@ def _discard(state: GameState, seat: int, action: Discard | GoOut) -> tuple[Game
         state,
         hands=tuple(hands),
         discard=(*state.discard, card),
+        round_log=(*state.round_log, (seat, "go_out" if going_out else "discard", card)),
         drawn=None,
         went_out=went_out,
         final_turns=final_turns,

@@ -363,6 +363,20 @@ def min_penalty(cards: Iterable[Card | str], wild_rank: int | str, options: Opti
     return forced + (search.best(full, search.wild_count, 0) >> _COUNT_BITS)
 
 
+def min_penalty_after_discard(
+    cards: Iterable[Card | str], wild_rank: int | str, options: Options | None = None
+) -> int:
+    """The least penalty left after throwing the best card (one search, not one per card)."""
+    search = _Search(as_cards(cards), _wild_rank_value(wild_rank), options or Options())
+    full = (1 << len(search.naturals)) - 1
+    forced = [search.options.points(c) for c in search.forced]
+    # throw a card the search may use, or the dearest of the cards that no meld can take
+    best = (search.best_with_free_card(full, search.wild_count, 0) >> _COUNT_BITS) + sum(forced)
+    if forced:
+        best = min(best, (search.best(full, search.wild_count, 0) >> _COUNT_BITS) + sum(forced) - max(forced))
+    return best
+
+
 def can_go_out(cards: Iterable[Card | str], wild_rank: int | str, options: Options | None = None) -> bool:
     """Whether discarding some one card leaves every other card melded (one search, not one per card)."""
     return _Search(as_cards(cards), _wild_rank_value(wild_rank), options or Options()).can_go_out()

@@ -206,6 +206,27 @@ def test_going_out_gives_every_other_player_exactly_one_more_turn() -> None:
     assert [e.kind for e in events][-2:] == ["round_end", "round_start"]
 
 
+def test_round_log_records_the_public_moves_of_the_round() -> None:
+    state = new_game(3, Options(), 21)
+    first = state.turn
+    top = state.discard[-1]
+    state, _ = apply(state, first, Draw("discard"))
+    state, _ = apply(state, first, Discard(state.hands[first][0]))
+    thrown = state.discard[-1]
+    second = state.turn
+    state, _ = apply(state, second, Draw("stock"))
+    assert state.round_log == (
+        (first, "draw_discard", top),
+        (first, "discard", thrown),
+        (second, "draw_stock", None),
+    )
+    assert GameState.from_dict(json.loads(json.dumps(state.to_dict()))).round_log == state.round_log
+    rng = random.Random(2)
+    while state.round == 1:
+        state, _ = apply(state, *quick_policy(state, rng))  # type: ignore[arg-type]
+    assert state.round_log == (), "a new deal starts a new log"
+
+
 def test_action_dicts_round_trip() -> None:
     for action in (Draw("stock"), Draw("discard"), Discard(Card.parse("10H")), GoOut(Card.parse("JK"))):
         assert action_from_dict(action_to_dict(action)) == action

@@ -19,7 +19,12 @@ from oracle import Oracle, meld_kinds, oracle_go_out_discards, run_in_table_orde
 from app.engine.cards import JOKER, RANK_NAMES, SUITS, Card, make_shoe  # noqa: E402
 from app.engine.errors import CardParseError, OptionsError  # noqa: E402
 from app.engine.options import Options  # noqa: E402
-from app.engine.solver import best_arrangement, go_out_discards, min_penalty  # noqa: E402
+from app.engine.solver import (  # noqa: E402
+    best_arrangement,
+    go_out_discards,
+    min_penalty,
+    min_penalty_after_discard,
+)
 
 VECTORS = Path(__file__).parents[2].parent / "shared/vectors/min-penalty.json"
 
@@ -328,6 +333,15 @@ def test_go_out_discards_match_brute_force(chunk: int) -> None:
         assert set(got) == expected, where
         can_go_out += bool(expected)
     assert can_go_out >= GO_OUT_CHUNK_SIZE // 3  # the constructed hands really exercise going out
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_min_penalty_after_discard_is_the_best_throw(chunk: int) -> None:
+    for seed in range(chunk * 300, (chunk + 1) * 300):
+        hand, wild, options = going_out_hand(seed) if seed % 2 else case_for(seed)
+        oracle = Oracle(hand, wild, options)
+        expected = min(oracle.best(hand[:k] + hand[k + 1 :])[0] for k in range(len(hand)))
+        assert min_penalty_after_discard(hand, wild, options) == expected, f"seed {seed}"
 
 
 # --------------------------------------------------------------------------- cards and options
