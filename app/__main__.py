@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 import argparse
-import logging
+import signal
 import socket
+from types import FrameType
 
 import uvicorn
 from fastapi import FastAPI
 
 from app.config import Settings, get_settings
+from app.logs import configure_logging
 from app.main import create_app
 from app.store import upgrade_head
 
 
 class Server(uvicorn.Server):
-    """uvicorn that first tells every table's sockets the server is restarting, then shuts down."""
+    """uvicorn that, on SIGTERM, stops accepting connections, lets moves in flight commit, tells every
+    table's sockets the server is restarting, then shuts down (the lifespan closes the database)."""
 
     def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
         super().__init__(config)
         self.app = app
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()  # no new connections while the tables drain
         manager = getattr(self.app.state, "manager", None)
         if manager is not None:
             await manager.announce_restart()
@@ -39,12 +44,20 @@ def uvicorn_config(settings: Settings, app: FastAPI) -> uvicorn.Config:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level.lower(),
+        log_config=None,  # app.logs configures JSON lines for uvicorn's loggers too
         # Frames somewhat over the limit get a `too_large` error; far over it, the socket is closed (1009).
         ws_max_size=max(65536, 8 * settings.max_frame_bytes),
         ws_ping_interval=20,
         ws_ping_timeout=20,
         proxy_headers=True,
+        timeout_graceful_shutdown=15,
     )
+
+
+def _exit_cleanly(sig: int, frame: FrameType | None) -> None:
+    """SIGTERM outside uvicorn's own handler: before it starts, or re-raised by uvicorn after a graceful
+    shutdown. Stopping on request is a clean exit (status 0), not a crash."""
+    raise SystemExit(0)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -58,9 +71,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     settings = get_settings()
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
+    configure_logging(settings.log_level)
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     if args.command == "migrate":
         upgrade_head(settings.database_url)
         return

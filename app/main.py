@@ -9,9 +9,11 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app.api import history, pages, rooms, ws
+from app import metrics
+from app.api import history, ops, pages, rooms, ws
 from app.api.errors import install_error_handlers
 from app.config import Settings, get_settings
+from app.logs import RequestContextMiddleware
 from app.rooms import Clock, RoomManager
 from app.store import Store, run_migrations
 
@@ -41,10 +43,21 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         lifespan=lifespan,
     )
     app.state.settings = settings
+
+    def live() -> tuple[int, int]:
+        manager: RoomManager | None = getattr(app.state, "manager", None)
+        if manager is None:
+            return 0, 0
+        rooms_ = list(manager.rooms.values())
+        return len(rooms_), sum(len(room.connections) for room in rooms_)
+
+    app.state.metrics = metrics.app_registry(live)
+    app.add_middleware(RequestContextMiddleware)
     install_error_handlers(app)
     app.include_router(rooms.router)
     app.include_router(history.router)
     app.include_router(ws.router)
     app.include_router(pages.router)
+    app.include_router(ops.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC_DIR, check_dir=False), name="static")
     return app

@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine import Event, apply, bots, new_game  # noqa: E402
+from app.engine import apply, bots, new_game  # noqa: E402
 
 LEVELS = ("hard", "normal", "easy", "random")
 MAX_MOVES = 20_000  # a guard: no game of four bots comes near it
@@ -39,7 +39,6 @@ def play(game: int, seed: int, overrides: list[tuple[str, float]]) -> dict[str, 
     _tune(overrides)
     seats = [LEVELS[(seat + game) % len(LEVELS)] for seat in range(len(LEVELS))]
     state = new_game(len(seats), seed=seed + game)
-    events: list[Event] = []  # the public events of the current round, for the hard bot
     times: dict[str, list[float]] = {level: [] for level in LEVELS}  # wall clock
     cpu: dict[str, list[float]] = {level: [] for level in LEVELS}  # this process's CPU time
     while not state.is_over:
@@ -48,15 +47,10 @@ def play(game: int, seed: int, overrides: list[tuple[str, float]]) -> dict[str, 
         seat = state.turn
         level = seats[seat]
         start, start_cpu = time.perf_counter(), time.process_time()
-        action = bots.choose_action(state, seat, level, seed=seed + game, history=events)
+        action = bots.choose_action(state, seat, level, seed=seed + game)  # reads state.round_log
         times[level].append(time.perf_counter() - start)
         cpu[level].append(time.process_time() - start_cpu)
-        state, new_events = apply(state, seat, action)
-        for event in new_events:
-            if event.kind == "round_start":
-                events = []
-            else:
-                events.append(event)
+        state, _ = apply(state, seat, action)
     totals = state.totals()
     winners = state.winners()
     return {

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel
 
+from app.engine.frames import replay_steps
 from app.protocol import ProtocolError
 from app.store.history import GameSummaryRecord, History
 
@@ -106,6 +108,49 @@ class GameExport(BaseModel):
     seed: int
     actions: list[ActionPublic]
     final_state: dict[str, Any]
+
+
+class ReplayResult(BaseModel):
+    round: int
+    wild_rank: str
+    dealer: int
+    went_out: int
+    hands: list[HandPublic]
+
+
+class ReplayStep(BaseModel):
+    """One frame of a finished game with every hand open (see ``app.engine.frames``)."""
+
+    index: int
+    kind: Literal["deal", "move", "round_end"]
+    seat: int | None
+    action: dict[str, str] | None
+    card: str | None
+    reshuffled: bool
+    round: int
+    wild_rank: str
+    cards_dealt: int
+    dealer: int
+    turn: int | None
+    phase: Literal["draw", "discard", "round_end", "game_over"]
+    drawn: str | None
+    went_out: int | None
+    final_turns: int
+    hands: list[HandPublic]
+    discard_top: str | None
+    discard_count: int
+    stock_count: int
+    scores: list[list[int]]
+    totals: list[int]
+    winners: list[int]
+    result: ReplayResult | None
+
+
+class GameReplay(BaseModel):
+    game: GamePublic
+    players: int
+    options: dict[str, Any]
+    steps: list[ReplayStep]
 
 
 class LeaderPublic(BaseModel):
@@ -233,4 +278,25 @@ async def export(game_id: GameId, history: HistoryDep) -> dict[str, Any]:
         "seed": record.seed,
         "actions": [{"seat": seat, "action": action} for seat, action in record.actions],
         "final_state": record.final_state,
+    }
+
+
+@router.get("/games/{game_id}/replay", response_model=GameReplay, responses=NOT_YET)
+async def game_replay(game_id: GameId, history: HistoryDep) -> dict[str, Any]:
+    """A finished game turn by turn with every hand open: its export replayed through the engine, one
+    frame per deal, move and round end. Like the export, never for a game still being played."""
+    record = await history.export(game_id)
+    if record is None:
+        raise _game_not_found(game_id)
+    if record.summary.status != "finished":
+        raise ProtocolError(
+            "game_not_finished", f"game {game_id} is still being played; replay it when it ends"
+        )
+    players = len(record.summary.players)
+    steps = await asyncio.to_thread(replay_steps, players, record.options, record.seed, record.actions)
+    return {
+        "game": {**_summary(record.summary), "options": record.options, "scores": record.scores},
+        "players": players,
+        "options": record.options,
+        "steps": steps,
     }

@@ -1,4 +1,4 @@
-"""The browser client's pages: ``/`` and ``/r/{code}`` serve static/index.html; health."""
+"""The browser client's pages (home, a room, its history and replays: static/index.html); health."""
 
 from __future__ import annotations
 
@@ -29,6 +29,16 @@ async def home() -> Response:
 
 @router.get("/r/{code}", include_in_schema=False)
 async def room_page(code: str) -> Response:
+    return _index()
+
+
+@router.get("/r/{code}/history", include_in_schema=False)
+async def room_history_page(code: str) -> Response:
+    return _index()
+
+
+@router.get("/r/{code}/replay/{game_id}", include_in_schema=False)
+async def replay_page(code: str, game_id: str) -> Response:
     return _index()
 
 

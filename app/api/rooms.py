@@ -39,6 +39,7 @@ class RoomJoin(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Annotated[str, Field(max_length=200)]
+    seat: Annotated[int, Field(ge=0, le=7)] | None = None  # take over this bot's seat (lobby, between rounds)
 
 
 class JoinResult(BaseModel):
@@ -92,7 +93,7 @@ async def create_room(
 async def join_room(code: str, body: RoomJoin, manager: ManagerDep, settings: SettingsDep) -> JoinResult:
     name = _name(body.name, settings.max_name_length)
     room = await manager.require(code)
-    seat, token = await room.join(name)
+    seat, token = await room.join(name, body.seat)
     return JoinResult(spectator=seat is None, seat=seat, token=token)
 
 

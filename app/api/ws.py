@@ -20,7 +20,9 @@ log = logging.getLogger(__name__)
 router = APIRouter()
 
 CLOSE_ROOM_NOT_FOUND = 4404
-FLOOD_STRIKES = 50  # messages refused for rate in a row before the socket is closed
+# Refused messages count up and allowed ones count down (not back to zero: a flood paced to slip one
+# message through each time the bucket refills must still be closed); at this count the socket is closed.
+FLOOD_STRIKES = 50
 
 
 class TokenBucket:
@@ -108,7 +110,7 @@ async def _serve(websocket: WebSocket, code: str, manager: RoomManager, settings
                     break
                 conn.send(ErrorMessage(code="rate_limited", message="slow down: too many messages"))
                 continue
-            strikes = 0
+            strikes = max(0, strikes - 1)
             if text is None:
                 conn.send(ErrorMessage(code="bad_message", message="send text frames holding JSON"))
                 continue

@@ -1,6 +1,6 @@
 """Bot decisions (pure, standard library only, deterministic given a seed).
 
-``choose_action(state, seat, level, seed, history)`` returns the action a bot of ``level`` takes for
+``choose_action(state, seat, level, seed)`` returns the action a bot of ``level`` takes for
 ``seat`` now. Levels:
 
 - ``random``: a uniformly random legal action.
@@ -9,14 +9,14 @@
 - ``normal``: greedy on the exact solver: draws the discard when that lowers its best penalty, throws the
   card that leaves the lowest penalty, goes out when it can.
 - ``hard``: scores every shortlisted hand as *penalty now minus the expected improvement of one more draw*
-  (exact expectation over the cards it has not seen), reads the next player's picks and throws to avoid
+  (expectation over the cards it has not seen), reads the next player's picks and throws to avoid
   feeding them, plays the final turns (after someone went out) for the lowest penalty only, and always
   goes out when it can (see ``docs/bots.md`` for why waiting never pays in this game).
 
 A bot only ever reads what its seat may know: its own hand, the discard pile, the stock's size, the
-public part of the round's events (``history``: the events ``apply`` returned, or their ``for_seat``
-dicts; private cards of other seats are stripped here before use), the options and the scores. It never
-reads other hands or the stock order; ``tests/engine/test_bots.py`` checks that.
+round's public moves (``state.round_log``, or an explicit ``history`` of events whose private cards are
+stripped here before use), the options and the scores. It never reads other hands or the stock order;
+``tests/engine/test_bots.py`` checks that.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from .cards import Card, make_shoe
 from .errors import IllegalAction
 from .game import Action, Discard, Draw, Event, GameState, GoOut, legal_actions
 from .options import BOT_LEVELS, Options, cards_dealt
-from .solver import _COUNT_BITS, _Search, best_arrangement
+from .solver import best_arrangement, can_go_out, min_penalty, min_penalty_after_discard
 
 PublicEvent = Event | Mapping[str, Any]
 
@@ -57,25 +57,13 @@ DANGER_RELIEF = 0.5  # factor when the next player threw that rank away themselv
 @lru_cache(maxsize=1 << 13)
 def _pen(cards: tuple[Card, ...], wild: int, options: Options) -> int:
     """Minimum penalty of a (sorted) hand."""
-    search = _Search(cards, wild, options)
-    full = (1 << len(search.naturals)) - 1
-    forced = sum(options.points(c) for c in search.forced)
-    return forced + (search.best(full, search.wild_count, 0) >> _COUNT_BITS)
+    return min_penalty(cards, wild, options)
 
 
 @lru_cache(maxsize=1 << 13)
 def _after(cards: tuple[Card, ...], wild: int, options: Options) -> int:
     """Minimum penalty of a (sorted) hand after throwing its best card: ``min(pen(cards - d))``."""
-    if not cards:
-        return 0
-    search = _Search(cards, wild, options)
-    full = (1 << len(search.naturals)) - 1
-    forced = sum(options.points(c) for c in search.forced)
-    best = forced + (search.best_with_free_card(full, search.wild_count, 0) >> _COUNT_BITS)
-    if search.forced:
-        dearest = max(options.points(c) for c in search.forced)
-        best = min(best, forced - dearest + (search.best(full, search.wild_count, 0) >> _COUNT_BITS))
-    return best
+    return min_penalty_after_discard(cards, wild, options) if cards else 0
 
 
 @lru_cache(maxsize=1 << 12)
@@ -85,7 +73,7 @@ def _deadwood(cards: tuple[Card, ...], wild: int, options: Options) -> tuple[Car
 
 @lru_cache(maxsize=1 << 12)
 def _can_go_out(cards: tuple[Card, ...], wild: int, options: Options) -> bool:
-    return _Search(cards, wild, options).can_go_out()
+    return can_go_out(cards, wild, options)
 
 
 def _throw_penalties(hand: tuple[Card, ...], wild: int, options: Options) -> dict[Card, int]:
@@ -167,6 +155,26 @@ def read_history(events: Iterable[PublicEvent] | None, seat: int, players: int) 
     return know
 
 
+def read_round_log(state: GameState, seat: int) -> Knowledge:
+    """What ``seat`` knows from ``state.round_log``, the round's public moves kept in the state."""
+    know = Knowledge(
+        picked=[[] for _ in range(state.players)],
+        thrown=[[] for _ in range(state.players)],
+        held=[Counter() for _ in range(state.players)],
+    )
+    for who, kind, card in state.round_log:
+        if card is None or not 0 <= who < state.players:
+            continue
+        if kind == "draw_discard":
+            know.picked[who].append(card)
+            know.held[who][card] += 1
+        elif kind in ("discard", "go_out"):
+            know.thrown[who].append(card)
+            if know.held[who][card] > 0:
+                know.held[who][card] -= 1
+    return know
+
+
 def _unseen(state: GameState, seat: int, know: Knowledge) -> Counter[Card]:
     """How many copies of each card may still be in the stock or in hidden parts of other hands."""
     shoe = Counter(make_shoe(state.options.deck_count(state.players), state.options.jokers))
@@ -188,9 +196,9 @@ def choose_action(
 ) -> Action:
     """The action a bot of ``level`` takes for ``seat`` now; deterministic given ``seed``.
 
-    ``history``: the game's events so far (as ``apply`` returned them, or their ``for_seat`` dicts); only
-    the hard bot reads it, and only their public face. Without it the hard bot still plays, blind to
-    what the others picked up.
+    What the others picked up and threw comes from ``state.round_log`` (public moves). ``history``, the
+    game's events (as ``apply`` returned them, or their ``for_seat`` dicts), is read instead only when
+    the state has no log (built by hand, or stored before the log existed); only its public face is read.
     """
     if level not in BOT_LEVELS:
         raise IllegalAction(f"bot level must be one of {', '.join(BOT_LEVELS)}, got {level!r}")
@@ -203,7 +211,11 @@ def choose_action(
         return _easy(state, seat, actions)
     if level == "normal":
         return _normal(state, seat, actions)
-    return _Hard(state, seat, read_history(history, seat, state.players)).choose(actions)
+    if state.round_log or history is None:
+        know = read_round_log(state, seat)
+    else:
+        know = read_history(history, seat, state.players)
+    return _Hard(state, seat, know).choose(actions)
 
 
 def _draw_sources(actions: Sequence[Action]) -> set[str]:

@@ -7,6 +7,7 @@ import logging
 from pydantic import ValidationError
 
 from app.engine import GameError
+from app.metrics import ERRORS
 
 from .messages import ErrorMessage
 
@@ -79,4 +80,5 @@ def wire_error(exc: BaseException, *, id: str | None = None) -> ErrorMessage:
     else:
         log.exception("unexpected error", exc_info=exc)
         code, message = "internal_error", "something went wrong on the server; nothing was changed"
+    ERRORS.labels(code=code).inc()
     return ErrorMessage(code=code, message=message, id=id)

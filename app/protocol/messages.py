@@ -85,6 +85,14 @@ class RemoveSeat(_In):
     seat: Annotated[int, Field(ge=0, le=7)]
 
 
+class BotSeat(_In):
+    """Host: hand a seat to a bot (a person's seat: their token stops working; a bot's: a new level)."""
+
+    type: Literal["bot_seat"]
+    seat: Annotated[int, Field(ge=0, le=7)]
+    level: BotLevel = "normal"
+
+
 class Start(_In):
     type: Literal["start"]
 
@@ -94,14 +102,36 @@ class Rematch(_In):
 
 
 ClientMessage = Annotated[
-    Hello | ActionMessage | ChatIn | Resync | Ping | SetOptions | AddBot | RemoveSeat | Start | Rematch,
+    Hello
+    | ActionMessage
+    | ChatIn
+    | Resync
+    | Ping
+    | SetOptions
+    | AddBot
+    | RemoveSeat
+    | BotSeat
+    | Start
+    | Rematch,
     Field(discriminator="type"),
 ]
 client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 CLIENT_TYPES: tuple[str, ...] = tuple(
     sorted(
         m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
-        for m in (Hello, ActionMessage, ChatIn, Resync, Ping, SetOptions, AddBot, RemoveSeat, Start, Rematch)
+        for m in (
+            Hello,
+            ActionMessage,
+            ChatIn,
+            Resync,
+            Ping,
+            SetOptions,
+            AddBot,
+            RemoveSeat,
+            BotSeat,
+            Start,
+            Rematch,
+        )
     )
 )
 
@@ -122,6 +152,7 @@ class SeatInfo(_Out):
     bot: bool
     bot_level: str | None
     connected: bool
+    auto: bool = False  # a person away longer than the grace period: the server plays their turns
 
 
 class RoomInfo(_Out):
@@ -134,6 +165,8 @@ class RoomInfo(_Out):
     spectators: int
     game_id: int | None
     game_number: int | None
+    turn_deadline: str | None = None  # ISO 8601 UTC: when the server plays the current turn (turn timer)
+    server_time: str | None = None  # ISO 8601 UTC when this state was made, to correct client clocks
 
 
 class StateMessage(_Out):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from app.config import Settings
@@ -15,6 +16,8 @@ from .clock import Clock, SystemClock
 from .connection import CLOSE_RESTART
 from .room import Room
 from .tokens import hash_token, new_room_code, new_token, normalize_code
+
+log = logging.getLogger(__name__)
 
 
 class RoomManager:
@@ -31,6 +34,7 @@ class RoomManager:
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
         self.rooms: dict[str, Room] = {}
         self._loading: dict[str, asyncio.Lock] = {}
+        self.draining = False  # shutting down: /readyz says no, rooms take no new moves
 
     async def get(self, code: str) -> Room | None:
         """The live room for ``code`` (case-insensitive), loading it from the store on first use."""
@@ -56,6 +60,7 @@ class RoomManager:
                 )
                 self.rooms[normalized] = room
                 room.kick_bots()  # a bot's turn that was pending when the server stopped
+                room.kick_timers()  # a turn timer or an absent seat: deadlines are derived from the store
         return room
 
     async def require(self, code: str) -> Room:
@@ -96,10 +101,17 @@ class RoomManager:
             return room, token
         raise RuntimeError("could not find a free room code")  # 10 collisions in 2**39: never
 
-    async def announce_restart(self, flush_seconds: float = 1.0) -> None:
-        """Shutdown, first step: stop the bots, tell every socket to reconnect later, and close it."""
-        for room in list(self.rooms.values()):
-            await room.close()
+    async def announce_restart(self, flush_seconds: float = 1.0, finish_seconds: float = 10.0) -> None:
+        """Shutdown, first step: take no new moves, let the ones in flight commit (and be acknowledged),
+        stop the bots, then tell every socket to reconnect later, and close it."""
+        self.draining = True
+        rooms = list(self.rooms.values())
+        closing = asyncio.gather(*(room.close() for room in rooms), return_exceptions=True)
+        try:
+            await asyncio.wait_for(closing, finish_seconds)
+        except TimeoutError:
+            log.error("shutdown: moves still in flight after %.0f s; not waiting longer", finish_seconds)
+        for room in rooms:
             for conn in list(room.connections):
                 conn.send(Restarting())
                 conn.close(CLOSE_RESTART)

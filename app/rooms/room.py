@@ -9,16 +9,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 import unicodedata
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
 from app.config import Settings
 from app.engine import (
     Action,
+    Draw,
     Event,
     GameState,
     Options,
@@ -29,10 +32,12 @@ from app.engine import (
     view_for,
 )
 from app.engine.bots import choose_action
+from app.metrics import ACTION_LATENCY, ACTIONS_APPLIED
 from app.protocol import (
     Ack,
     ActionMessage,
     AddBot,
+    BotSeat,
     ChatIn,
     ChatOut,
     ClientMessage,
@@ -52,7 +57,7 @@ from app.protocol import (
     encode,
     wire_error,
 )
-from app.store import AckRecord, RoomRecord, RoundScore, SeatRecord, Store, VersionConflict
+from app.store import AckRecord, GameRecord, RoomRecord, RoundScore, SeatRecord, Store, VersionConflict
 
 from .broadcast import Broadcaster, Notice
 from .clock import Clock
@@ -64,6 +69,7 @@ log = logging.getLogger(__name__)
 
 BOT_MAX_FAILURES = 5  # then the bots wait for the next change at the table (or a reload)
 BOT_RETRY_SECONDS = 1.0
+RESTARTING = "the server is restarting; reconnect in a moment and try again"
 
 
 class RoomStatus(StrEnum):
@@ -108,6 +114,22 @@ def _seat_key(seat: int | None) -> str:
     return "spectator" if seat is None else str(seat)
 
 
+def _iso(when: datetime) -> str:
+    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _round_tail(events: list[Event]) -> list[Event]:
+    """The events since the current round began (the bots' public history of this round)."""
+    for i in range(len(events) - 1, -1, -1):
+        if events[i].kind == "round_start":
+            return events[i:]
+    return events
+
+
+MOVE_KINDS = frozenset({"draw", "discard", "go_out"})
+AUTO_LEVEL = "normal"  # how the server plays a turn for a person (timer ran out, or away)
+
+
 @dataclass(slots=True)
 class Seat:
     index: int
@@ -134,8 +156,15 @@ class Room:
         self.lock = asyncio.Lock()
         self.connections: set[Connection] = set()
         self._bot_task: asyncio.Task[None] | None = None
+        self._timer_task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()  # set on every change: the timer task looks at the table again
         self._chat_times: dict[int, deque[float]] = {}
         self.closing = False
+        # Presence is this process's own (its sockets): a seat nobody has opened here counts as away since
+        # the room was loaded, so after a restart the grace period starts again for everyone.
+        self._watch_from = clock.now()
+        self._away: dict[int, datetime] = {}  # seat -> when its last socket closed
+        self._auto_announced = self._watch_from  # grace expiries up to here were broadcast (auto: true)
         self._load(record)
         self._unsubscribe = broadcaster.subscribe(self.code, self._on_notice)
 
@@ -151,17 +180,46 @@ class Room:
         self.game_number: int | None = None
         self.game_seed = 0
         self.acks: dict[str, AckRecord] = {}
+        # When the seat to act got the turn: the commit time of the last discard (or of the game's start),
+        # so the turn timer is derived from the store and survives a restart or a move to another process.
+        self.turn_started = self.clock.now()
+        self.round_events: list[Event] = []  # this round's events: the public history the hard bot reads
+        self._round_known = True  # False when the log could not be replayed (until the next round starts)
         if record.game is not None:
             self.game = GameState.from_dict(record.game.state)
             self.game_id, self.game_number = record.game.id, record.game.number
             self.game_seed = record.game.seed
             self.acks = dict(record.game.acks)
+            self._replay_log(record.game)
+
+    def _replay_log(self, game: GameRecord) -> None:
+        """Rebuild the round's public events and the turn's start from the stored action log."""
+        assert self.game is not None
+        self.turn_started = game.created_at or self.turn_started
+        try:
+            state = new_game(self.game.players, self.game.options, game.seed)
+            events: list[Event] = []
+            for record in game.actions:
+                action = action_from_dict(record.action)
+                state, produced = apply(state, record.seat, action)
+                events = _round_tail([*events, *produced])
+                if not isinstance(action, Draw) and record.created_at is not None:
+                    self.turn_started = record.created_at
+        except Exception:
+            log.exception("room %s: could not replay the action log; bots play without history", self.code)
+            self._round_known = False
+            return
+        replayed = state.to_dict()
+        if {key: replayed.get(key) for key in game.state} != game.state:  # keys of older snapshots only
+            log.warning("room %s: the replayed log differs from the snapshot (engine changed?)", self.code)
+        self.round_events = events
 
     async def reload(self) -> None:
         """Re-read the room from the store (after a failed write: the store is the truth)."""
         record = await self.store.load_room(self.code)
         if record is not None:
             self._load(record)
+            self.kick_timers()
 
     # ----- lifecycle -----------------------------------------------------------------------------------
 
@@ -180,9 +238,12 @@ class Room:
         self._unsubscribe()
         self._unsubscribe = lambda: None
         self.closing = True
-        if self._bot_task is not None:
-            self._bot_task.cancel()
-            await asyncio.gather(self._bot_task, return_exceptions=True)
+        async with self.lock:  # let a move in flight finish and commit; no new one starts once closing
+            for task in (self._bot_task, self._timer_task):
+                if task is not None:
+                    task.cancel()
+        tasks = [t for t in (self._bot_task, self._timer_task) if t is not None]
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     # ----- what clients see ----------------------------------------------------------------------------
 
@@ -194,6 +255,8 @@ class Room:
 
     def room_info(self) -> RoomInfo:
         connected = self.connected_seats()
+        auto = self.auto_seats(connected)
+        deadline = self.turn_deadline()
         return RoomInfo(
             code=self.code,
             status=self.status.value,
@@ -206,6 +269,7 @@ class Room:
                     bot=s.is_bot,
                     bot_level=s.bot_level,
                     connected=s.is_bot or s.index in connected,
+                    auto=s.index in auto,
                 )
                 for s in self.seats
             ],
@@ -213,6 +277,8 @@ class Room:
             spectators=self.spectator_count(),
             game_id=self.game_id,
             game_number=self.game_number,
+            turn_deadline=None if deadline is None else _iso(deadline),
+            server_time=_iso(self.clock.now()),
         )
 
     def state_for(
@@ -260,6 +326,9 @@ class Room:
         """A socket went away: presence (or the spectator count) changes for everyone else."""
         was_joined = conn in self.connections and conn.joined
         self.connections.discard(conn)
+        if conn.seat is not None and conn.seat not in self.connected_seats():
+            self._away[conn.seat] = self.clock.now()  # the grace period starts
+            self.kick_timers()
         if was_joined:
             await self._broadcast()
 
@@ -285,6 +354,8 @@ class Room:
                 conn.send_text(self.state_for(conn.seat))
 
     async def _dispatch(self, conn: Connection, message: ClientMessage) -> None:
+        if self.closing:
+            raise ProtocolError("not_allowed", RESTARTING)
         if isinstance(message, Hello):
             await self._hello(conn, message)
             return
@@ -313,6 +384,9 @@ class Room:
             seat = match[0].index
         conn.join(seat)
         self.connections.add(conn)
+        if seat is not None:
+            self._away.pop(seat, None)  # back: the server stops playing for this seat
+            self.kick_timers()
         conn.send(
             Welcome(room=self.code, seat=seat, you_are_host=seat is not None and seat == self.host_seat)
         )
@@ -324,7 +398,10 @@ class Room:
     async def _action(self, conn: Connection, message: ActionMessage) -> None:
         if conn.seat is None:
             raise ProtocolError("not_seated", "spectators cannot play; join a seat first")
+        started = time.perf_counter()
         async with self.lock:
+            if self.closing:
+                raise ProtocolError("not_allowed", RESTARTING)
             seen = self.acks.get(message.id)
             if seen is not None:
                 if seen.seat != conn.seat:
@@ -342,6 +419,7 @@ class Room:
             action = action_from_dict(message.action.model_dump())
             events = await self._apply(conn.seat, action, client_id=message.id)
             conn.send(Ack(id=message.id, version=self.version))
+            ACTION_LATENCY.observe(time.perf_counter() - started)
             await self._after_change(events)
 
     async def _apply(self, seat: int, action: Action, *, client_id: str | None) -> list[Event]:
@@ -355,6 +433,7 @@ class Room:
             for result in after.results[len(before.results) :]
             for s, penalty in enumerate(result.penalties)
         ]
+        now = self.clock.now()
         try:
             await self.store.record_action(
                 code=self.code,
@@ -367,7 +446,7 @@ class Room:
                 state=after.to_dict(),
                 finished=after.is_over,
                 round_scores=scores,
-                now=self.clock.now(),
+                now=now,
             )
         except VersionConflict:
             raise
@@ -376,15 +455,22 @@ class Room:
             await self.reload()
             raise
         self.game, self.version = after, version
+        self.round_events = _round_tail([*self.round_events, *events])
+        self._round_known = self._round_known or any(e.kind == "round_start" for e in events)
+        if not isinstance(action, Draw):
+            self.turn_started = now  # a discard hands the turn on (the same time _replay_log reads back)
+        ACTIONS_APPLIED.labels(kind=action_to_dict(action)["type"]).inc()
         if client_id is not None:
             self.acks[client_id] = AckRecord(seat, version)
         if after.is_over:
             self._transition("finish the game", RoomStatus.PLAYING, RoomStatus.FINISHED)
+        self.kick_timers()
         return events
 
     async def _after_change(self, events: Sequence[Event] = ()) -> None:
         await self._broadcast(events)
         self.kick_bots()
+        self.kick_timers()
 
     # ----- bots -----------------------------------------------------------------------------------------
 
@@ -411,7 +497,13 @@ class Room:
                     seat = self.bot_to_act()
                     if seat is None or self.game is None:
                         return
-                    action = choose_action(self.game, seat.index, seat.bot_level or "normal", self.game_seed)
+                    action = choose_action(
+                        self.game,
+                        seat.index,
+                        seat.bot_level or "normal",
+                        self.game_seed,
+                        history=self.round_events,
+                    )
                     await self._broadcast(await self._apply(seat.index, action, client_id=None))
                 failures = 0
             except VersionConflict:
@@ -421,6 +513,115 @@ class Room:
             except Exception:
                 failures += 1
                 log.exception("room %s: a bot move failed (%d in a row)", self.code, failures)
+
+    # ----- turn timer and absent players ----------------------------------------------------------------
+
+    def turn_deadline(self) -> datetime | None:
+        """When the turn timer runs out for the person to act (None: no timer, a bot's turn, no game)."""
+        if self.status is not RoomStatus.PLAYING or self.game is None or self.game.is_over:
+            return None
+        if not self.game.options.turn_timer or self.seats[self.game.turn].is_bot:
+            return None
+        return self.turn_started + timedelta(seconds=self.game.options.turn_timer)
+
+    def _away_until(self, seat: int) -> datetime:
+        """When a seat with no open socket starts being played by the server."""
+        since = self._away.get(seat, self._watch_from)
+        return since + timedelta(seconds=self.settings.grace_seconds)
+
+    def _absent(self, connected: set[int]) -> list[int]:
+        """People's seats without an open socket, while a game is on."""
+        if self.status is not RoomStatus.PLAYING:
+            return []
+        return [s.index for s in self.seats if not s.is_bot and s.index not in connected]
+
+    def auto_seats(self, connected: set[int] | None = None) -> set[int]:
+        """People's seats away longer than the grace period: the server plays their turns."""
+        connected = self.connected_seats() if connected is None else connected
+        now = self.clock.now()
+        return {i for i in self._absent(connected) if self._away_until(i) <= now}
+
+    def _auto_due(self) -> datetime | None:
+        """When the server plays the current turn for the person to act (None: it waits for them)."""
+        if self.status is not RoomStatus.PLAYING or self.game is None or self.game.is_over:
+            return None
+        seat = self.game.turn
+        if self.seats[seat].is_bot:
+            return None
+        due = [deadline] if (deadline := self.turn_deadline()) is not None else []
+        if seat not in self.connected_seats():  # away: played like a bot once the grace period is over
+            bot_pace = self.turn_started + timedelta(milliseconds=self.settings.bot_delay_ms)
+            due.append(max(self._away_until(seat), bot_pace))
+        return min(due, default=None)
+
+    def _next_wake(self) -> datetime | None:
+        """The next moment the timer task has something to do: play a turn or announce an auto seat."""
+        times = [t for t in (self._away_until(i) for i in self._absent(self.connected_seats()))]
+        times = [t for t in times if t > self._auto_announced]
+        if (due := self._auto_due()) is not None:
+            times.append(due)
+        return min(times, default=None)
+
+    def kick_timers(self) -> None:
+        """Something changed: the timer task looks again (and starts if there is something to wait for)."""
+        if self.closing:
+            return
+        self._wake.set()
+        if (self._timer_task is None or self._timer_task.done()) and self._next_wake() is not None:
+            self._timer_task = asyncio.create_task(self._timer_loop(), name=f"timers-{self.code}")
+
+    async def _timer_loop(self) -> None:
+        """Sleep until the next deadline (every change wakes it to look again), then act on it."""
+        failures = 0
+        while not self.closing and failures < BOT_MAX_FAILURES:
+            self._wake.clear()
+            wake = self._next_wake()
+            if wake is None:
+                return
+            now = self.clock.now()
+            if wake > now:
+                await self._sleep_or_wake((wake - now).total_seconds())
+                continue
+            try:
+                await self._on_timer(now)
+                failures = 0
+            except VersionConflict:
+                async with self.lock:  # another process moved the table: catch up and look again
+                    await self.reload()
+                await self._broadcast()
+            except Exception:
+                failures += 1
+                log.exception("room %s: playing a turn for someone failed (%d in a row)", self.code, failures)
+                await self._sleep_or_wake(BOT_RETRY_SECONDS * failures)
+
+    async def _sleep_or_wake(self, seconds: float) -> None:
+        sleeper = asyncio.ensure_future(self.clock.sleep(seconds))
+        waker = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleeper.cancel()
+            waker.cancel()
+
+    async def _on_timer(self, now: datetime) -> None:
+        announce = any(
+            self._auto_announced < t <= now
+            for t in (self._away_until(i) for i in self._absent(self.connected_seats()))
+        )
+        if announce:
+            self._auto_announced = now
+        async with self.lock:
+            due = self._auto_due()
+            if self.closing or self.game is None or due is None or due > self.clock.now():
+                if announce:
+                    await self._broadcast()  # presence: a seat is now played automatically
+                return
+            seat = self.game.turn
+            # The same path as anyone's move: the engine validates, the store commits, then the broadcast.
+            action = choose_action(self.game, seat, AUTO_LEVEL, self.game_seed, history=self.round_events)
+            events = await self._apply(seat, action, client_id=None)
+            await self._broadcast(events)
+        self.kick_bots()
 
     # ----- chat ------------------------------------------------------------------------------------------
 
@@ -441,9 +642,16 @@ class Room:
 
     # ----- lobby -----------------------------------------------------------------------------------------
 
-    async def join(self, name: str) -> tuple[int | None, str | None]:
-        """Take the next open seat (REST join). (None, None): watch instead (full or started)."""
+    async def join(self, name: str, seat_index: int | None = None) -> tuple[int | None, str | None]:
+        """Take the next open seat (REST join). (None, None): watch instead (full or started).
+
+        With ``seat_index``: take over that bot's seat, in the lobby, between rounds or between games.
+        """
         async with self.lock:
+            if seat_index is not None:
+                token = await self._take_bot_seat(name, seat_index)
+                await self._after_change()
+                return seat_index, token
             if self.status is not RoomStatus.LOBBY or len(self.seats) >= self.seat_count:
                 return None, None
             token = new_token()
@@ -451,6 +659,51 @@ class Room:
             await self._commit_seat(seat)
             await self._after_change()
             return seat.index, token
+
+    def between_rounds(self) -> bool:
+        """No move made yet in the current round (or no game on): a seat may change hands."""
+        if self.status is not RoomStatus.PLAYING:
+            return True
+        return self._round_known and not any(e.kind in MOVE_KINDS for e in self.round_events)
+
+    async def _take_bot_seat(self, name: str, index: int) -> str:
+        if not 0 <= index < len(self.seats):
+            raise ProtocolError("bad_request", f"there is no seat {index}")
+        if not self.seats[index].is_bot:
+            raise ProtocolError("not_allowed", f"seat {index} is a person's; only a bot's seat can be taken")
+        if not self.between_rounds():
+            raise ProtocolError(
+                "wrong_status", "a bot's seat can be taken in the lobby or between rounds; try after this one"
+            )
+        token = new_token()
+        await self._replace_seat(Seat(index, name, token_hash=hash_token(token)))
+        self._away[index] = self.clock.now()  # the newcomer gets the grace period to connect
+        return token
+
+    async def _bot_seat(self, message: BotSeat) -> None:
+        """Host: a bot plays this seat from now on; the person's token no longer opens it."""
+        index = message.seat
+        if not 0 <= index < len(self.seats):
+            raise ProtocolError("bad_message", f"there is no seat {index}")
+        if index == self.host_seat:
+            raise ProtocolError("not_allowed", "the host's seat cannot be handed to a bot")
+        old = self.seats[index]
+        await self._replace_seat(Seat(index, old.name, True, message.level, None))
+        self._away.pop(index, None)
+        for conn in self.connections:  # the person's tabs now watch (like a kicked seat)
+            if conn.joined and conn.seat == index:
+                conn.seat = None
+                conn.send(Welcome(room=self.code, seat=None, you_are_host=False))
+
+    async def _replace_seat(self, seat: Seat) -> None:
+        version = self.version + 1
+        await self.store.update_seat(
+            code=self.code,
+            version=version,
+            seat=SeatRecord(seat.index, seat.name, seat.is_bot, seat.bot_level, seat.token_hash),
+        )
+        self.seats[seat.index] = seat
+        self.version = version
 
     async def _commit_seat(self, seat: Seat) -> None:
         version = self.version + 1
@@ -479,6 +732,8 @@ class Room:
                 await self._commit_seat(Seat(index, f"Bot {index + 1}", True, message.level))
             elif isinstance(message, RemoveSeat):
                 await self._remove_seat(message.seat)
+            elif isinstance(message, BotSeat):
+                await self._bot_seat(message)
             elif isinstance(message, Start):
                 await self._start_game("start the game", RoomStatus.LOBBY)
             elif isinstance(message, Rematch):
@@ -512,6 +767,7 @@ class Room:
         for seat in self.seats[index:]:
             seat.index -= 1
         self.version = version
+        self._away = {(i if i < index else i - 1): t for i, t in self._away.items() if i != index}
         for conn in self.connections:
             if not conn.joined or conn.seat is None or conn.seat < index:
                 continue
@@ -527,6 +783,7 @@ class Room:
         state = new_game(len(self.seats), options, seed)
         number = (self.game_number or 0) + 1
         version = self.version + 1
+        now = self.clock.now()
         players = [
             {"seat": s.index, "name": s.name, "bot": s.is_bot, "bot_level": s.bot_level} for s in self.seats
         ]
@@ -538,8 +795,9 @@ class Room:
             options=options.to_dict(),
             players=players,
             state=state.to_dict(),
-            now=self.clock.now(),
+            now=now,
         )
         self._transition(doing, expected, RoomStatus.PLAYING)
         self.game, self.game_id, self.game_number, self.game_seed = state, game_id, number, seed
         self.acks, self.version, self.seat_count = {}, version, len(self.seats)
+        self.turn_started, self.round_events, self._round_known = now, [], True

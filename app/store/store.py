@@ -7,15 +7,18 @@ optimistic check (``WHERE version = expected``), so two writers can never both w
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from .db import make_engine
+from .db import is_sqlite, make_engine
 from .models import ActionRow, GamePlayerRow, GameRow, RoomRow, RoundScoreRow, SeatRow
 
 
@@ -57,6 +60,8 @@ class GameRecord:
     seed: int
     state: dict[str, Any]
     acks: dict[str, AckRecord] = field(default_factory=dict)
+    created_at: datetime | None = None
+    actions: list[ActionRecord] = field(default_factory=list)  # the game's log, in order (for replays)
 
 
 @dataclass(slots=True)
@@ -79,6 +84,7 @@ class ActionRecord:
     action: dict[str, Any]
     client_id: str | None
     version: int
+    created_at: datetime | None = None  # when it was committed (UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +101,19 @@ class Store:
     def __init__(self, url: str, **engine_kwargs: Any) -> None:
         self.engine: AsyncEngine = make_engine(url, **engine_kwargs)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # SQLite has one writer at a time; writers of this process queue here instead of meeting
+        # "database is locked" when a transaction that began reading wants to write.
+        self._sqlite_writer = asyncio.Lock() if is_sqlite(url) else None
+
+    @contextlib.asynccontextmanager
+    async def _writing(self) -> AsyncIterator[AsyncSession]:
+        """One write transaction (serialised per process on SQLite)."""
+        if self._sqlite_writer is None:
+            async with self.sessions.begin() as session:
+                yield session
+            return
+        async with self._sqlite_writer, self.sessions.begin() as session:
+            yield session
 
     async def close(self) -> None:
         await self.engine.dispose()
@@ -116,7 +135,7 @@ class Store:
     ) -> None:
         """Insert a room in the lobby with its first seats (the host first); CodeTaken if the code is used."""
         try:
-            async with self.sessions.begin() as session:
+            async with self._writing() as session:
                 session.add(
                     RoomRow(
                         code=code,
@@ -149,13 +168,14 @@ class Store:
             if room.current_game_id is not None:
                 row = await session.get(GameRow, room.current_game_id)
                 if row is not None:
-                    acks = (
-                        await session.execute(
-                            select(ActionRow.client_id, ActionRow.seat, ActionRow.version).where(
-                                ActionRow.game_id == row.id, ActionRow.client_id.is_not(None)
-                            )
+                    # The whole log: acks answer retries; the room replays it for the bots' public history
+                    # and reads the turn timer's start from the last commit.
+                    actions = [
+                        _action_record(a)
+                        for a in await session.scalars(
+                            select(ActionRow).where(ActionRow.game_id == row.id).order_by(ActionRow.seq)
                         )
-                    ).all()
+                    ]
                     game = GameRecord(
                         id=row.id,
                         number=row.number,
@@ -163,7 +183,9 @@ class Store:
                         version=row.version,
                         seed=row.seed,
                         state=row.state,
-                        acks={cid: AckRecord(seat, version) for cid, seat, version in acks if cid},
+                        acks={a.client_id: AckRecord(a.seat, a.version) for a in actions if a.client_id},
+                        created_at=_utc(row.created_at),
+                        actions=actions,
                     )
             return RoomRecord(
                 code=room.code,
@@ -181,13 +203,13 @@ class Store:
 
     async def add_seat(self, *, code: str, version: int, seat: SeatRecord, now: datetime) -> None:
         """Seat a person or a bot at ``seat.index``; the room moves to ``version``."""
-        async with self.sessions.begin() as session:
+        async with self._writing() as session:
             await _bump(session, code, version)
             session.add(_seat_row(code, seat, now))
 
     async def remove_seat(self, *, code: str, version: int, index: int) -> None:
         """Remove a seat; the seats above it move down by one (the game needs seats 0..n-1)."""
-        async with self.sessions.begin() as session:
+        async with self._writing() as session:
             await _bump(session, code, version)
             await session.execute(
                 delete(SeatRow).where(SeatRow.room_code == code, SeatRow.seat_index == index)
@@ -203,10 +225,24 @@ class Store:
                 row.seat_index -= 1
                 await session.flush()
 
+    async def update_seat(self, *, code: str, version: int, seat: SeatRecord) -> None:
+        """Change who sits at ``seat.index`` (a person handed to a bot, a bot taken over by a person)."""
+        async with self._writing() as session:
+            await _bump(session, code, version)
+            result = await session.execute(
+                update(SeatRow)
+                .where(SeatRow.room_code == code, SeatRow.seat_index == seat.index)
+                .values(
+                    name=seat.name, is_bot=seat.is_bot, bot_level=seat.bot_level, token_hash=seat.token_hash
+                )
+            )
+            if result.rowcount != 1:  # type: ignore[attr-defined]
+                raise StoreError(f"room {code} has no seat {seat.index}")
+
     async def update_lobby(
         self, *, code: str, version: int, options: dict[str, Any], seat_count: int
     ) -> None:
-        async with self.sessions.begin() as session:
+        async with self._writing() as session:
             await _bump(session, code, version, options=options, seat_count=seat_count)
 
     async def start_game(
@@ -222,7 +258,7 @@ class Store:
         now: datetime,
     ) -> int:
         """Create game ``number`` of the room and make it current (room: playing). Returns the game id."""
-        async with self.sessions.begin() as session:
+        async with self._writing() as session:
             row = GameRow(
                 room_code=code,
                 number=number,
@@ -276,7 +312,7 @@ class Store:
         now: datetime,
     ) -> None:
         """One accepted move, in ONE transaction: the log row, the snapshot, the room version, the scores."""
-        async with self.sessions.begin() as session:
+        async with self._writing() as session:
             await _bump(session, code, version, **({"status": "finished"} if finished else {}))
             session.add(
                 ActionRow(
@@ -318,7 +354,7 @@ class Store:
                     select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.seq)
                 )
             ).all()
-            return [ActionRecord(r.seq, r.seat, r.action, r.client_id, r.version) for r in rows]
+            return [_action_record(r) for r in rows]
 
     async def list_round_scores(self, game_id: int) -> list[RoundScore]:
         async with self.sessions() as session:
@@ -361,6 +397,15 @@ async def _record_totals(session: AsyncSession, game_id: int) -> None:
             .where(GamePlayerRow.game_id == game_id, GamePlayerRow.seat == seat)
             .values(total=total, won=total == low)
         )
+
+
+def _utc(when: datetime) -> datetime:
+    """SQLite hands back naive datetimes; everything stored is UTC."""
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def _action_record(row: ActionRow) -> ActionRecord:
+    return ActionRecord(row.seq, row.seat, row.action, row.client_id, row.version, _utc(row.created_at))
 
 
 def _seat_row(code: str, seat: SeatRecord, now: datetime) -> SeatRow:

@@ -33,8 +33,15 @@ async function request(method, path, body) {
 }
 
 export const createRoom = (body) => request('POST', '/api/rooms', body);
-export const joinRoom = (code, name) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, { name });
+// With ``seat``: take over that bot's seat (in the lobby or between rounds).
+export const joinRoom = (code, name, seat = null) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, seat === null ? { name } : { name, seat });
 export const getRoom = (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`);
+
+// Score history (REST): a table's games and leaderboard, a page at a time; a finished game's replay frames.
+const page = (limit, offset) => `limit=${Number(limit)}&offset=${Number(offset)}`;
+export const roomGames = (code, limit, offset) => request('GET', `/api/rooms/${encodeURIComponent(code)}/games?${page(limit, offset)}`);
+export const leaderboard = (code, limit, offset) => request('GET', `/api/rooms/${encodeURIComponent(code)}/leaderboard?${page(limit, offset)}`);
+export const gameReplay = (id) => request('GET', `/api/games/${Number(id)}/replay`);
 
 const tokenKey = (code) => `tt.token.${code.toUpperCase()}`;
 

@@ -4,8 +4,10 @@ import { h, mount } from './dom.js';
 import { applyDocument, lang, onLangChange, setLang, t } from './i18n.js';
 import { RoomSocket } from './socket.js';
 import { renderChatLog, renderChatPanel } from './views/chat.js';
+import { renderHistory } from './views/history.js';
 import { renderHome } from './views/home.js';
 import { renderJoin, renderLobby } from './views/lobby.js';
+import { renderReplay } from './views/replay.js';
 import { renderOverlay } from './views/scores.js';
 import { renderTable } from './views/table.js';
 
@@ -38,6 +40,11 @@ const ctx = {
 };
 
 function parseRoute() {
+  const page = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/(?:history|replay\/(\d+))\/?$/);
+  if (page) {
+    const code = page[1].toUpperCase();
+    return page[2] ? { view: 'replay', code, gameId: Number(page[2]) } : { view: 'history', code };
+  }
   const match = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
   return match ? { view: 'room', code: match[1].toUpperCase() } : { view: 'home' };
 }
@@ -77,8 +84,8 @@ const actions = {
     api.saveToken(created.code, created.token);
     navigate(`/r/${created.code}`);
   },
-  async join(code, name) {
-    const joined = await api.joinRoom(code, name);
+  async join(code, name, seat = null) {
+    const joined = await api.joinRoom(code, name, seat);
     if (!joined.spectator && joined.token) api.saveToken(code, joined.token);
     if (joined.spectator) {
       watchNext = code.toUpperCase();
@@ -128,6 +135,7 @@ const actions = {
     els.main.querySelector('[data-testid=scores]')?.focus();
   },
   rerender: () => render(),
+  navigate: (path) => navigate(path),
   toast,
   shareUrl,
 };
@@ -225,7 +233,7 @@ async function showJoin() {
 // ---- rendering -----------------------------------------------------------------------------------------------
 
 function renderTop() {
-  const inRoom = ctx.route.view === 'room';
+  const inRoom = ctx.route.view !== 'home';
   const other = lang() === 'en' ? 'fa' : 'en';
   els.top.classList.toggle('in-room', inRoom);
   const conn = inRoom && ctx.conn && ctx.conn !== 'online'
@@ -258,6 +266,12 @@ function render() {
     els.chat.hidden = true;
     mount(els.overlay);
     if (!els.main.querySelector('[data-view="home"]')) renderHome(els.main, actions);
+    return;
+  }
+  if (ctx.route.view === 'history' || ctx.route.view === 'replay') {
+    els.chat.hidden = true;
+    mount(els.overlay);
+    (ctx.route.view === 'history' ? renderHistory : renderReplay)(els.main, ctx, actions);
     return;
   }
   if (ctx.error) {

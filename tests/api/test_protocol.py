@@ -36,6 +36,7 @@ GOOD = [
     {"type": "add_bot", "level": "hard"},
     {"type": "add_bot"},
     {"type": "remove_seat", "seat": 2},
+    {"type": "bot_seat", "seat": 1, "level": "hard"},
     {"type": "start"},
     {"type": "rematch"},
 ]

@@ -113,3 +113,19 @@ async def test_a_bug_is_a_json_500_without_details(sqlite_url: str) -> None:
         response = await client.get("/boom")
     assert response.status_code == 500
     assert response.json()["code"] == "internal_error" and "secret" not in response.text
+
+
+async def test_a_newcomer_takes_over_a_bots_seat(http: httpx.AsyncClient) -> None:
+    created = (await http.post("/api/rooms", json={"name": "Sara", "seats": 2, "bots": ["hard"]})).json()
+    code = created["code"]
+    taken = await http.post(f"/api/rooms/{code}/join", json={"name": "Omid", "seat": 1})
+    assert taken.status_code == 200 and taken.json()["seat"] == 1 and taken.json()["token"]
+    seats = (await http.get(f"/api/rooms/{code}")).json()["seats"]
+    assert [(s["name"], s["bot"], s["auto"]) for s in seats] == [
+        ("Sara", False, False),
+        ("Omid", False, False),
+    ]
+    person = await http.post(f"/api/rooms/{code}/join", json={"name": "Nima", "seat": 1})
+    assert (person.status_code, person.json()["code"]) == (400, "not_allowed")
+    missing = await http.post(f"/api/rooms/{code}/join", json={"name": "Nima", "seat": 5})
+    assert (missing.status_code, missing.json()["code"]) == (422, "bad_request")

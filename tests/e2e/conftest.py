@@ -93,8 +93,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium, per test module: Playwright's sync API runs an event loop in this thread while it is
+    open, so it must be closed before the asyncio tests of other folders run in the same session."""
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if not executable:
         _missing("Chromium")

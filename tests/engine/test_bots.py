@@ -23,7 +23,15 @@ from app.engine import (
     min_penalty,
     new_game,
 )
-from app.engine.bots import _after, _pen, _throw_penalties, _without, choose_action, read_history
+from app.engine.bots import (
+    _after,
+    _pen,
+    _throw_penalties,
+    _without,
+    choose_action,
+    read_history,
+    read_round_log,
+)
 
 LEVELS = ("random", "easy", "normal", "hard")
 
@@ -180,6 +188,23 @@ def test_hard_avoids_feeding_what_the_next_player_collects() -> None:
     assert far == choose_action(state, 0, "hard")
 
 
+def test_hard_reads_the_round_log_in_the_state() -> None:
+    state = table(5, "2C 3C 4C 8H 8D 8S 10S JD", "5D", "discard")
+    log = ((1, "draw_discard", Card.parse("JH")), (1, "discard", Card.parse("2S")), (2, "draw_stock", None))
+    assert choose_action(replace(state, round_log=log), 0, "hard") == Discard(Card.parse("10S"))
+
+
+def test_round_log_and_events_give_the_same_knowledge() -> None:
+    state = new_game(4, seed=8)
+    events: list[Event] = []
+    while state.round < 4:
+        for seat in range(4):
+            assert read_round_log(state, seat) == read_history(events, seat, 4)
+        action = choose_action(state, state.turn, "normal")
+        state, new = apply(state, state.turn, action)
+        events.extend(new)
+
+
 def test_hard_plays_the_final_turn_for_the_lowest_penalty() -> None:
     # someone went out: no more building, throw the card that leaves the least (the king, not a 3)
     state = table(2, "3C 3H 9D KH KS", "7D", "discard", went_out=2, final_turns=2)
@@ -270,11 +295,12 @@ def test_the_bots_do_not_read_hidden_cards() -> None:
     checked = 0
     while not state.is_over and state.round <= 6:
         seat = state.turn
-        action = choose_action(state, seat, levels[seat], seed=3, history=events)
+        action = choose_action(state, seat, levels[seat], seed=3)  # knowledge from state.round_log
+        assert choose_action(state, seat, levels[seat], seed=3, history=events) == action
         if levels[seat] != "random" or checked % 5 == 0:
             for _ in range(2):
                 other = _hide_differently(state, seat, rng)
-                assert choose_action(other, seat, levels[seat], seed=3, history=events) == action
+                assert choose_action(other, seat, levels[seat], seed=3) == action
             checked += 1
         state, new = apply(state, seat, action)
         events.extend(new)

@@ -49,8 +49,14 @@ def test_dockerfile_runs_as_non_root_with_healthcheck_and_entrypoint() -> None:
     assert "\nUSER game" in text
     assert "HEALTHCHECK" in text
     assert 'ENTRYPOINT ["/usr/local/bin/entrypoint.sh"]' in text
-    entrypoint = (ROOT / "docker" / "entrypoint.sh").read_text()
-    assert entrypoint.index("migrate") < entrypoint.index("serve"), "migrations run before the server"
+    script = (ROOT / "docker" / "entrypoint.sh").read_text()
+    commands = [
+        line.strip() for line in script.splitlines() if line.strip() and not line.lstrip().startswith("#")
+    ]
+    migrate = next(i for i, line in enumerate(commands) if line.endswith("python -m app migrate"))
+    serve = next(i for i, line in enumerate(commands) if line.endswith("python -m app serve"))
+    assert migrate < serve, "migrations run before the server"
+    assert commands[serve].startswith("exec "), "the server replaces the shell, so it receives SIGTERM"
 
 
 def test_env_example_lists_every_setting() -> None:

@@ -44,6 +44,15 @@ function seatRow(ctx, actions, seat) {
       : null);
 }
 
+/** A link to the table's history page (games played there, leaderboard, replays). */
+export function historyLink(code, actions, tag = 'a.link.history-link') {
+  const path = `/r/${code}/history`;
+  return h(tag, {
+    href: path, 'data-testid': 'history-link',
+    onclick: (e) => { e.preventDefault(); actions.navigate(path); },
+  }, t('history'));
+}
+
 export function renderLobby(container, ctx, actions) {
   const room = ctx.room;
   const open = Math.max(0, room.seat_count - room.seats.length);
@@ -93,7 +102,8 @@ export function renderLobby(container, ctx, actions) {
       seats,
       room.spectators ? h('p.hint', {}, t('spectators', { n: room.spectators })) : null,
       status,
-      hostControls),
+      hostControls,
+      historyLink(room.code, actions)),
     shareBox(actions.shareUrl(room.code), actions.toast),
     rules));
 }

@@ -2,6 +2,7 @@
 import { cardEl } from '../cards.js';
 import { h, mount } from '../dom.js';
 import { num, t } from '../i18n.js';
+import { historyLink } from './lobby.js';
 import { seatName } from './table.js';
 
 function leaders(totals) {
@@ -84,7 +85,7 @@ export function renderOverlay(container, ctx, actions) {
     over ? h('div.sheet-wrap', {}, scoreSheet(ctx)) : null,
     result ? roundReveal(ctx, result, over) : null,
     over ? null : h('div.sheet-wrap', {}, scoreSheet(ctx)),
-    h('div.row.end', {}, rematch, close));
+    h('div.row.end', {}, over ? historyLink(ctx.room.code, actions, 'a.secondary') : null, rematch, close));
   const backdrop = h('div.backdrop', {
     onclick: (e) => { if (e.target === backdrop) actions.closeOverlay(); },
   }, dialog);

@@ -10,7 +10,49 @@ export function seatName(ctx, seat) {
   return ctx.room.seats.find((s) => s.seat === seat)?.name ?? `#${seat + 1}`;
 }
 
-function playerChip(ctx, player) {
+// The turn timer: the server sends its deadline and its own time; count down on this device's clock.
+let timerKey = null;
+let localDeadline = null;
+function secondsLeft() {
+  return localDeadline === null ? null : Math.max(0, Math.ceil((localDeadline - Date.now()) / 1000));
+}
+function countdown(room) {
+  const key = room.turn_deadline && room.server_time ? `${room.turn_deadline}|${room.server_time}` : null;
+  if (key !== timerKey) {
+    timerKey = key;
+    localDeadline = key ? Date.now() + Date.parse(room.turn_deadline) - Date.parse(room.server_time) : null;
+  }
+  const left = secondsLeft();
+  return left === null ? null : h('span.tag.countdown', { 'data-testid': 'countdown', role: 'timer' }, t('seconds_left', { n: left }));
+}
+setInterval(() => {
+  const left = secondsLeft();
+  if (left === null) return;
+  for (const el of document.querySelectorAll('.countdown')) el.textContent = t('seconds_left', { n: left });
+}, 1000);
+
+function takeSeat(ctx, info, actions) {
+  if (ctx.seat !== null || !info.bot) return null;
+  return h('button.secondary.small', {
+    type: 'button', 'data-testid': `take-seat-${info.seat}`,
+    onclick: () => {
+      const name = prompt(t('take_seat_name'))?.trim();
+      if (name) actions.join(ctx.route.code, name, info.seat).catch((err) => actions.toast(err.message || t('take_seat_later')));
+    },
+  }, t('take_seat'));
+}
+
+function handToBot(ctx, info, actions) {
+  if (!ctx.isHost || info.bot || info.seat === ctx.room.host_seat) return null;
+  return h('button.secondary.small', {
+    type: 'button', 'data-testid': `bot-seat-${info.seat}`, title: t('hand_to_bot'), 'aria-label': t('hand_to_bot'),
+    onclick: () => {
+      if (confirm(t('hand_to_bot_confirm', { name: info.name }))) actions.send({ type: 'bot_seat', seat: info.seat, level: 'normal' });
+    },
+  }, botIcon());
+}
+
+function playerChip(ctx, player, actions) {
   const game = ctx.game;
   const info = ctx.room.seats.find((s) => s.seat === player.seat) ?? { name: `#${player.seat + 1}`, connected: false };
   const isTurn = game.turn === player.seat && game.phase !== 'game_over';
@@ -25,6 +67,10 @@ function playerChip(ctx, player) {
   nameLabel(info),
   game.dealer === player.seat ? h('span.dealer', { title: t('dealer'), 'aria-label': t('dealer') }, t('dealer_short')) : null,
   game.went_out === player.seat ? h('span.tag.gold', {}, t('went_out_mark')) : null,
+  info.auto ? h('span.tag', { 'data-testid': `auto-${player.seat}`, title: t('auto_seat_title') }, t('auto_seat')) : null,
+  isTurn ? countdown(ctx.room) : null,
+  handToBot(ctx, info, actions),
+  takeSeat(ctx, info, actions),
   h('span.stats', {},
     h('span.count', { 'aria-label': t('card_count', { n: player.card_count }) },
       h('span.mini-back', { 'aria-hidden': 'true' }), num(player.card_count)),
@@ -144,7 +190,7 @@ export function renderTable(container, ctx, actions) {
       version: String(ctx.version),
     },
   },
-  h('ul.players', { 'aria-label': t('scores') }, game.players.map((p) => playerChip(ctx, p))),
+  h('ul.players', { 'aria-label': t('scores') }, game.players.map((p) => playerChip(ctx, p, actions))),
   h('div.round-bar', {},
     h('span.round', {}, t('round', { round: game.round, rounds: game.rounds })),
     h('span.dot', { 'aria-hidden': 'true' }, '·'),

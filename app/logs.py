@@ -1,0 +1,111 @@
+"""Structured logs: one JSON object per line, with the request id and room code of the current context."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+import uuid
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
+room_code: ContextVar[str | None] = ContextVar("room_code", default=None)
+
+# Seat tokens travel only inside the hello message and REST bodies, never in URLs; this is a second line of
+# defence for anything that logs a frame or a body (e.g. a library at DEBUG).
+_SECRET = re.compile(r"""(?i)(["']?\b(?:token|authorization)["']?\s*[:=]\s*["']?)([^"'\s,&}]+)""")
+_ROOM_PATH = re.compile(r"^/(?:api/rooms|r|ws)/([A-Za-z0-9]{4,16})(?:/|$)")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName", "color_message"}
+# Libraries that log whole frames at DEBUG; their frames carry hello tokens.
+_CHATTY = ("websockets", "uvicorn.protocols", "httpcore", "aiosqlite", "asyncio")
+
+
+def redact(text: str) -> str:
+    return _SECRET.sub(r"\1[redacted]", text)
+
+
+class JsonFormatter(logging.Formatter):
+    """time, level, logger, message, then request_id/room when known, extras, and any exception."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": redact(_message(record)),
+        }
+        rid, room = request_id.get(), room_code.get()
+        if rid:
+            entry["request_id"] = rid
+        if room:
+            entry["room"] = room
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_") and key not in entry:
+                entry[key] = value if isinstance(value, int | float | bool | None) else redact(str(value))
+        if record.exc_info:
+            entry["exception"] = redact(self.formatException(record.exc_info))
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def _message(record: logging.LogRecord) -> str:
+    """The record's message; an incoming WebSocket frame (websockets logs them at DEBUG) is only described,
+    since a client's frames carry its seat token."""
+    if record.msg == "< %s" and isinstance(record.args, tuple) and record.args:
+        frame = record.args[0]
+        if type(frame).__name__ == "Frame":
+            opcode = getattr(getattr(frame, "opcode", None), "name", "?")
+            return f"< {opcode} [{len(getattr(frame, 'data', b''))} bytes, not logged]"
+    return record.getMessage()
+
+
+def configure_logging(level: str = "info", stream: Any = None) -> None:
+    """JSON lines on stdout for everything (uvicorn's loggers included), at ``level``."""
+    handler = logging.StreamHandler(stream or sys.stdout)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    numeric = logging.getLevelName(level.upper())
+    root.setLevel(numeric if isinstance(numeric, int) else logging.INFO)
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers.clear()
+        logger.propagate = True
+    for name in _CHATTY:
+        logging.getLogger(name).setLevel(max(root.level, logging.INFO))
+
+
+class RequestContextMiddleware:
+    """Give each HTTP request and WebSocket a request id (``X-Request-ID``) and note its room code."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        incoming = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")
+        rid = incoming if _REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex[:16]
+        match = _ROOM_PATH.match(scope.get("path", ""))
+        rid_token = request_id.set(rid)
+        room_token = room_code.set(match.group(1).upper() if match else None)
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            request_id.reset(rid_token)
+            room_code.reset(room_token)

@@ -1,0 +1,283 @@
+// The replay viewer: a finished game turn by turn with every hand open (prev/next, round jumps, play/pause,
+// a slider, arrow keys). The frames come from the server's engine; ReplayPlayer walks them.
+import * as api from '../api.js';
+import { cardBack, cardEl, cardShort } from '../cards.js';
+import { h, mount, svg } from '../dom.js';
+import { num, t } from '../i18n.js';
+import { ReplayPlayer } from '../replay.js';
+import { formatDate } from './history.js';
+import { botIcon } from './lobby.js';
+
+// One replay open at a time: the game shown, its data, the player, and where to draw.
+const view = { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null };
+
+function isShown(ctx, gameId) {
+  return ctx.route.view === 'replay' && ctx.route.gameId === gameId;
+}
+
+async function load(ctx, gameId, actions) {
+  try {
+    const data = await api.gameReplay(gameId);
+    if (view.gameId !== gameId) return;
+    view.data = data;
+    view.roundInfo = new Map(data.steps.filter((s) => s.result).map((s) => [s.round, s.result]));
+    view.player = new ReplayPlayer(data.steps, () => {
+      if (!isShown(ctx, gameId)) { view.player?.stop(); return; }
+      draw();
+    });
+  } catch (err) {
+    if (view.gameId !== gameId) return;
+    view.error = err.code === 'game_not_finished' ? t('replay_unavailable')
+      : err.status === 404 ? t('err_game_not_found') : t('error', { message: err.message || err.code });
+  }
+  if (isShown(ctx, gameId)) actions.rerender();
+}
+
+function draw() {
+  if (!view.target) return;
+  const { container, ctx, actions } = view.target;
+  renderReplay(container, ctx, actions);
+}
+
+function playerName(seat) {
+  return view.data.game.players.find((p) => p.seat === seat)?.name ?? `#${seat + 1}`;
+}
+
+/** What happened on this frame, in words. */
+function describe(frame) {
+  if (frame.kind === 'deal') {
+    return t('rp_deal', { round: frame.round, name: playerName(frame.dealer), n: frame.cards_dealt });
+  }
+  const name = playerName(frame.seat);
+  const card = frame.card ? cardShort(frame.card) : '';
+  const action = frame.action;
+  let text;
+  if (action.type === 'draw') text = t(action.source === 'discard' ? 'rp_draw_discard' : 'rp_draw_stock', { name, card });
+  else text = t(action.type === 'go_out' ? 'rp_go_out' : 'rp_discard', { name, card });
+  return frame.reshuffled ? `${t('ev_reshuffle')}. ${text}` : text;
+}
+
+function winnersText(frame) {
+  const names = frame.winners.map(playerName);
+  const text = names.join(t('and'));
+  return names.length > 1 ? t('wins_many', { names: text }) : t('wins', { names: text });
+}
+
+function banner(frame) {
+  if (frame.phase === 'game_over') {
+    return h('p.banner.win', { 'data-testid': 'replay-banner' },
+      h('span.crown', { 'aria-hidden': 'true' }, '♛ '), `${t('game_over')}: ${winnersText(frame)}`);
+  }
+  if (frame.kind === 'round_end') {
+    return h('p.banner', { 'data-testid': 'replay-banner' },
+      t('round_over', { n: frame.round }), ' · ', t('went_out_by', { name: playerName(frame.went_out) }));
+  }
+  if (frame.went_out !== null) {
+    return h('p.banner.soft', { 'data-testid': 'replay-banner' }, t('final_turns', { name: playerName(frame.went_out) }));
+  }
+  return null;
+}
+
+function groupsOf(hand) {
+  const groups = hand.melds.map((m) => ({ kind: m.kind, cards: m.cards }));
+  if (hand.deadwood.length) groups.push({ kind: 'deadwood', cards: hand.deadwood });
+  return groups;
+}
+
+function handView(frame, hand) {
+  const seat = hand.seat;
+  const info = view.data.game.players.find((p) => p.seat === seat) ?? { name: `#${seat + 1}`, bot: false };
+  const acting = frame.seat === seat && frame.kind !== 'deal';
+  const toPlay = frame.turn === seat;
+  const drewNow = acting && frame.action?.type === 'draw' ? frame.card : null;
+  let marked = false;
+  const over = frame.kind === 'round_end';
+  const groups = groupsOf(hand).map((group) => h('div.rp-group', { class: `group-${group.kind}` },
+    h('span.group-label', {}, group.kind === 'deadwood' ? `${t('unmelded')} · ${num(hand.penalty)}` : t(group.kind)),
+    h('div.rp-cards', { dir: 'ltr' }, group.cards.map((card) => {
+      const extra = !marked && drewNow === card ? 'drawn' : null;
+      if (extra) marked = true;
+      return cardEl(card, { wildRank: frame.wild_rank, extraClass: extra });
+    }))));
+  return h('li.rp-hand', {
+    'data-testid': `replay-hand-${seat}`,
+    dataset: { cards: hand.cards.join(' ') },
+    class: [toPlay ? 'turn' : '', acting ? 'acting' : '', frame.went_out === seat ? 'out' : '',
+      over && frame.winners.includes(seat) ? 'won' : ''].join(' '),
+    'aria-current': toPlay ? 'true' : null,
+  },
+  h('div.rp-hand-head', {},
+    info.bot ? botIcon() : null,
+    h('span.name', { dir: 'auto' }, info.name),
+    frame.dealer === seat ? h('span.dealer', { title: t('dealer'), 'aria-label': t('dealer') }, t('dealer_short')) : null,
+    toPlay ? h('span.tag.gold', {}, t('turn_now')) : null,
+    frame.went_out === seat ? h('span.tag.gold', {}, t('went_out_mark')) : null,
+    h('span.spacer'),
+    h('span.penalty', { 'data-testid': `replay-penalty-${seat}` }, t('penalty', { n: hand.penalty })),
+    h('span.rp-total', {}, t('points', { n: frame.totals[seat] ?? 0 }))),
+  h('div.rp-groups', {}, groups));
+}
+
+function piles(frame) {
+  const stock = cardBack();
+  const discard = frame.discard_top
+    ? cardEl(frame.discard_top, { wildRank: frame.wild_rank, extraClass: frame.action && frame.action.type !== 'draw' ? 'just-thrown' : null })
+    : h('div.card.empty', { role: 'img', 'aria-label': t('discard_empty') });
+  discard.dataset.testid = 'replay-discard';
+  return h('div.piles', {},
+    h('div.pile', {}, stock, h('span.pile-label', { 'data-testid': 'replay-stock' }, t('stock'), ' · ', t('left', { n: frame.stock_count }))),
+    h('div.pile', {}, discard, h('span.pile-label', {}, t('discard_pile'), ' · ', num(frame.discard_count))));
+}
+
+function scoreTable(frame) {
+  const players = view.data.game.players;
+  if (!frame.scores.length) return null;
+  const low = Math.min(...frame.totals);
+  return h('div.sheet-wrap', {}, h('table.score-sheet', { 'data-testid': 'replay-scores' },
+    h('caption', {}, t('score_sheet')),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('round_col')),
+      players.map((p) => h('th', { scope: 'col', class: frame.totals[p.seat] === low ? 'leader' : '' }, h('span', { dir: 'auto' }, p.name))))),
+    h('tbody', {}, frame.scores.map((row, r) => {
+      const info = view.roundInfo.get(r + 1);
+      return h('tr', {},
+        h('th', { scope: 'row' }, num(r + 1), h('span.wild-mini', {}, ` (${info?.wild_rank ?? ''})`)),
+        row.map((v, s) => h('td', { class: info?.went_out === s ? 'went-out' : v === 0 ? 'zero' : '' }, num(v))));
+    })),
+    h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('total')),
+      frame.totals.map((v) => h('td', { class: v === low ? 'leader' : '' }, num(v)))))));
+}
+
+// Drawn icons (no symbol font needed), pointing forward in English; mirrored by CSS in Persian.
+const ICONS = {
+  prevRound: [['rect', { x: 3, y: 3, width: 2.2, height: 10, rx: 0.6 }], ['path', { d: 'M13 3v10L6 8z' }]],
+  prev: [['path', { d: 'M12 3v10L4 8z' }]],
+  next: [['path', { d: 'M4 3v10l8-5z' }]],
+  nextRound: [['path', { d: 'M3 3v10l7-5z' }], ['rect', { x: 10.8, y: 3, width: 2.2, height: 10, rx: 0.6 }]],
+  play: [['path', { d: 'M4.5 2.5v11l9-5.5z' }]],
+  pause: [['rect', { x: 3.5, y: 3, width: 3, height: 10, rx: 0.8 }], ['rect', { x: 9.5, y: 3, width: 3, height: 10, rx: 0.8 }]],
+};
+
+function icon(name, extra = '') {
+  return svg('svg', { class: `icon ${extra}`.trim(), viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': 'true', fill: 'currentColor' },
+    ...ICONS[name].map(([tag, attrs]) => svg(tag, attrs)));
+}
+
+function controls(player) {
+  const button = (key, label, iconName, onclick, disabled) => h('button.rp-btn', {
+    type: 'button', 'data-testid': `replay-${key}`, 'data-key': `replay-${key}`, 'aria-label': label, title: label,
+    disabled, onclick,
+  }, icon(iconName));
+  const atStart = player.index === 0;
+  const atEnd = player.index === player.last;
+  const slider = h('input.rp-slider', {
+    type: 'range', min: 0, max: player.last, value: player.index, step: 1, 'aria-label': t('rp_position'),
+    'data-testid': 'replay-slider', 'data-key': 'replay-slider',
+    oninput: (e) => player.go(Number(e.currentTarget.value)),
+  });
+  return h('div.rp-controls', { role: 'toolbar', 'aria-label': t('rp_controls') },
+    h('div.rp-buttons', {},
+      button('prev-round', t('rp_prev_round'), 'prevRound', () => player.prevRound(), atStart),
+      button('prev', t('rp_prev'), 'prev', () => player.prev(), atStart),
+      h('button.rp-btn.play', {
+        type: 'button', 'data-testid': 'replay-play', 'data-key': 'replay-play',
+        'aria-pressed': player.playing ? 'true' : 'false', onclick: () => player.toggle(),
+      }, icon(player.playing ? 'pause' : 'play', 'noflip'), h('span', {}, player.playing ? t('rp_pause') : t('rp_play'))),
+      button('next', t('rp_next'), 'next', () => player.next(), atEnd),
+      button('next-round', t('rp_next_round'), 'nextRound', () => player.nextRound(), atEnd)),
+    slider);
+}
+
+function roundJumps(player) {
+  const current = player.frame.round;
+  return h('nav.rp-rounds', { 'aria-label': t('jump_round') },
+    player.rounds.map((n) => h('button.rp-round', {
+      type: 'button', 'data-testid': `round-jump-${n}`, 'data-key': `round-jump-${n}`,
+      'aria-current': n === current ? 'true' : null,
+      'aria-label': t('round', { round: n, rounds: 11 }),
+      onclick: () => player.jumpToRound(n),
+    }, num(n))));
+}
+
+export function renderReplay(container, ctx, actions) {
+  const { code, gameId } = ctx.route;
+  view.target = { container, ctx, actions };
+  if (view.gameId !== gameId) {
+    view.player?.stop();
+    Object.assign(view, { gameId, data: null, error: null, player: null, roundInfo: new Map() });
+    load(ctx, gameId, actions);
+  }
+  const historyPath = `/r/${code}/history`;
+  const back = h('a.secondary.small', {
+    href: historyPath, 'data-testid': 'back-to-history',
+    onclick: (e) => { e.preventDefault(); view.player?.stop(); actions.navigate(historyPath); },
+  }, t('history'));
+  const game = view.data?.game;
+  const head = h('div.page-head', {},
+    h('h1', {}, t('replay_title', { n: game ? game.number : '' }), ' ', h('span.room-code', { dir: 'ltr' }, code)),
+    game ? h('span.hint.on-felt', {}, formatDate(game.finished_at ?? game.created_at)) : null,
+    h('span.spacer'),
+    back);
+  if (view.error || !view.player) {
+    mount(container, h('div.replay', { 'data-testid': 'replay' }, head,
+      view.error ? h('section.panel', {}, h('p.error', { role: 'alert' }, view.error)) : h('p.loading', { role: 'status' }, t('loading'))));
+    return;
+  }
+  const player = view.player;
+  const frame = player.frame;
+  const focusKey = document.activeElement?.dataset?.key;
+  mount(container, h('div.replay', {
+    'data-testid': 'replay',
+    dataset: { index: String(player.index), round: String(frame.round), kind: frame.kind, phase: frame.phase, playing: player.playing ? '1' : '0' },
+  },
+  head,
+  h('div.round-bar', {},
+    h('span.round', {}, t('round', { round: frame.round, rounds: 11 })),
+    h('span.dot', { 'aria-hidden': 'true' }, '·'),
+    h('span', {}, t('cards_dealt', { n: frame.cards_dealt })),
+    h('span.wild-pill', {}, t('wild', { rank: frame.wild_rank })),
+    h('span.spacer'),
+    h('span.rp-step', { 'data-testid': 'replay-step' }, t('step_of', { i: player.index + 1, n: player.last + 1 }))),
+  roundJumps(player),
+  controls(player),
+  banner(frame),
+  h('div.rp-body', {},
+    h('div.rp-main', {},
+      h('div.felt.rp-felt', {},
+        piles(frame),
+        h('p.status', { 'data-testid': 'replay-action', 'aria-live': 'polite' }, describe(frame))),
+      h('ul.rp-hands', { 'aria-label': t('rp_hands'), class: frame.hands.length > 3 ? 'many' : '' },
+        frame.hands.map((hand) => handView(frame, hand))),
+      h('p.hint.on-felt.rp-keys', {}, t('rp_keys'))),
+    h('aside.rp-side', {},
+      frame.scores.length ? h('section.panel.rp-sheet', {}, scoreTable(frame)) : null))));
+  if (focusKey) container.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
+}
+
+// Keys while a replay is shown: arrows step (mirrored in Persian), Page Up/Down or [ ] change round,
+// Home/End, Space or K play/pause. The slider keeps its own arrow keys.
+document.addEventListener('keydown', (event) => {
+  const player = view.player;
+  if (!player || !document.querySelector('[data-testid=replay]') || event.altKey || event.ctrlKey || event.metaKey) return;
+  const target = event.target;
+  if (target.matches?.('input, textarea, select')) return;
+  const onButton = target.matches?.('button, a');
+  const rtl = document.documentElement.dir === 'rtl';
+  const forward = rtl ? 'ArrowLeft' : 'ArrowRight';
+  const backward = rtl ? 'ArrowRight' : 'ArrowLeft';
+  const keys = {
+    [forward]: () => player.next(),
+    [backward]: () => player.prev(),
+    PageDown: () => player.nextRound(),
+    PageUp: () => player.prevRound(),
+    ']': () => player.nextRound(),
+    '[': () => player.prevRound(),
+    Home: () => player.first(),
+    End: () => player.end(),
+    k: () => player.toggle(),
+    ' ': onButton ? null : () => player.toggle(),
+  };
+  const run = keys[event.key];
+  if (!run) return;
+  event.preventDefault();
+  run();
+});

@@ -1,0 +1,212 @@
+"""The history page and the replay viewer in Chromium: a finished game (its person plays over the WebSocket
+from Python against a bot), found from the game's end, listed with the leaderboard, then replayed step by step
+with every hand open, by buttons, keys, round jumps and play/pause."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from tests.api.test_history import quick_move
+from tests.api.wsclient import Client, create_room
+
+from .conftest import screenshot
+
+pytestmark = pytest.mark.e2e
+
+HANDS = "els => els.map(e => e.dataset.cards)"
+
+
+async def play_paced(server: str, name: str, *, finish: bool) -> tuple[str, int]:
+    """As tests.api.test_history.play_with_a_bot, at most ~15 messages a second: the e2e server keeps its
+    default limit of messages per second (a burst past it is refused without naming the move)."""
+    created = await create_room(server, name, seats=2, bots=["normal"])
+    client = await Client.connect(server, created["code"])
+    await client.hello(created["token"])
+    await client.send({"type": "start"})
+    state = await client.until(lambda m: m["type"] == "state" and m["game"] is not None)
+    game_id = state["room"]["game_id"]
+    while True:
+        view = client.state["game"] if client.state else None
+        if view is not None and (view["phase"] == "game_over" or (not finish and view["round"] > 1)):
+            break
+        if view is not None and view["turn"] == view["seat"] and view["legal"]:
+            await asyncio.sleep(0.07)
+            answer = await client.act(quick_move(view), version=client.state["version"])
+            if answer["type"] == "ack":
+                await client.wait_version(answer["version"])
+            continue
+        await client.next("state", timeout=20)
+    await client.close()
+    return created["code"], game_id
+
+
+def finish_with_a_bot(server: str, name: str, *, finish: bool = True) -> tuple[str, int]:
+    """A table of one person (playing over the WebSocket from Python) and one bot, played to its end (or
+    past round 1), in its own thread: Playwright's sync API holds this thread's event loop."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, play_paced(server, name, finish=finish)).result(timeout=240)
+
+
+def replay_attr(page: Any, name: str) -> str | None:
+    return page.locator("[data-testid=replay]").get_attribute(f"data-{name}")
+
+
+def hands(page: Any) -> list[str]:
+    return page.locator("[data-testid^=replay-hand-]").evaluate_all(HANDS)
+
+
+def wait_index(page: Any, index: int) -> None:
+    page.wait_for_selector(f"[data-testid=replay][data-index='{index}']")
+
+
+@pytest.fixture(scope="module")
+def finished_game(server: str) -> tuple[str, int]:
+    started = time.monotonic()
+    code, game_id = finish_with_a_bot(server, "Sara")
+    assert time.monotonic() - started < 120
+    return code, game_id
+
+
+def test_history_and_replay_of_a_finished_game(
+    new_page: Any, server: str, finished_game: tuple[str, int]
+) -> None:
+    code, game_id = finished_game
+    page = new_page(1280, 900)
+    # Watching the table at its end: the game-over dialog links to the history.
+    page.goto(f"{server}/r/{code}")
+    page.click("[data-testid=watch]")
+    page.wait_for_selector("[data-testid=winner]")
+    page.click("[data-testid=history-link]")
+    page.wait_for_url(f"**/r/{code}/history")
+
+    row = page.locator(f"[data-testid=game-{game_id}]")
+    row.wait_for()
+    assert "Sara" in row.inner_text() and "Finished" in row.inner_text()
+    assert row.locator(".won").count() >= 1
+    assert page.locator("[data-testid=leaderboard] tbody tr").count() == 2
+    assert page.locator("[data-testid=games-pager]").count() == 0, "one game: a single page"
+    screenshot(page, "history.png", full_page=True)
+
+    row.locator(f"[data-testid=replay-{game_id}]").click()
+    page.wait_for_url(f"**/r/{code}/replay/{game_id}")
+    page.wait_for_selector("[data-testid=replay][data-index='0']")
+    assert replay_attr(page, "kind") == "deal" and replay_attr(page, "round") == "1"
+    first = hands(page)
+    assert len(first) == 2 and all(len(h.split()) == 3 for h in first), "round 1 deals 3 open cards to each"
+    assert "deals 3 cards" in page.inner_text("[data-testid=replay-action]")
+
+    # Step through several turns with the buttons and the arrow keys: the open hands change.
+    seen = {tuple(first)}
+    actions_seen = set()
+    for step in range(1, 7):
+        if step % 2:
+            page.click("[data-testid=replay-next]")
+        else:
+            page.locator("body").press("ArrowRight")
+        wait_index(page, step)
+        seen.add(tuple(hands(page)))
+        actions_seen.add(page.inner_text("[data-testid=replay-action]"))
+    assert len(seen) >= 4, "drawing and discarding change the hands shown"
+    assert any(re.search(r"drew \S+ from the stock|took \S+ from the discard", a) for a in actions_seen)
+    assert any(" threw " in a or "went out" in a for a in actions_seen)
+    page.locator("body").press("ArrowLeft")
+    wait_index(page, 5)
+
+    # Jump to round 5 (its deal: 7 cards each, wild 7s), then to the next round, then back.
+    page.click("[data-testid=round-jump-5]")
+    page.wait_for_selector("[data-testid=replay][data-round='5'][data-kind='deal']")
+    assert all(len(h.split()) == 7 for h in hands(page))
+    assert page.locator("[data-testid=round-jump-5]").get_attribute("aria-current") == "true"
+    assert page.locator("[data-testid=replay-scores] tbody tr").count() == 4, (
+        "the sheet holds the ended rounds"
+    )
+    page.click("[data-testid=replay-next-round]")
+    page.wait_for_selector("[data-testid=replay][data-round='6'][data-kind='deal']")
+    page.locator("body").press("PageUp")
+    page.wait_for_selector("[data-testid=replay][data-round='5'][data-kind='deal']")
+
+    # Play runs on by itself; pause stops it.
+    at = int(replay_attr(page, "index") or 0)
+    page.click("[data-testid=replay-play]")
+    page.wait_for_function(
+        "i => Number(document.querySelector('[data-testid=replay]').dataset.index) >= i + 2", arg=at
+    )
+    page.click("[data-testid=replay-play]")
+    page.wait_for_selector("[data-testid=replay][data-playing='0']")
+    paused = replay_attr(page, "index")
+    page.wait_for_timeout(1200)
+    assert replay_attr(page, "index") == paused
+
+    # A moment mid-round for the screenshot: a few moves into round 7.
+    page.click("[data-testid=round-jump-7]")
+    page.wait_for_selector("[data-testid=replay][data-round='7'][data-kind='deal']")
+    for _ in range(5):
+        page.click("[data-testid=replay-next]")
+    page.wait_for_selector("[data-testid=replay][data-kind='move']")
+    page.mouse.move(0, 0)
+    screenshot(page, "replay.png", full_page=True)
+
+    # The end: the winner, the whole score sheet.
+    page.locator("body").press("End")
+    page.wait_for_selector("[data-testid=replay][data-phase='game_over']")
+    assert "Game over" in page.inner_text("[data-testid=replay-banner]")
+    assert page.locator("[data-testid=replay-scores] tbody tr").count() == 11
+    assert page.locator("[data-testid=replay-next]").is_disabled()
+
+    page.click("[data-testid=back-to-history]")
+    page.wait_for_selector(f"[data-testid=game-{game_id}]")
+
+
+def test_the_replay_in_persian_is_right_to_left(
+    new_page: Any, server: str, finished_game: tuple[str, int]
+) -> None:
+    code, game_id = finished_game
+    page = new_page(1024, 900, lang="fa")
+    page.goto(f"{server}/r/{code}/replay/{game_id}")
+    page.wait_for_selector("[data-testid=replay][data-index='0']")
+    assert page.evaluate("document.documentElement.dir") == "rtl"
+    assert "بازپخش" in page.inner_text("h1")
+    page.locator("body").press("ArrowLeft")  # forward, in a right-to-left page
+    wait_index(page, 1)
+    page.locator("body").press("ArrowRight")
+    wait_index(page, 0)
+    page.click("[data-testid=round-jump-3]")
+    page.wait_for_selector("[data-testid=replay][data-round='3']")
+    for _ in range(3):
+        page.click("[data-testid=replay-next]")
+    page.mouse.move(0, 0)
+    screenshot(page, "replay-fa.png", full_page=True)
+
+
+def test_unknown_and_unfinished_games_say_so(new_page: Any, server: str) -> None:
+    code, game_id = finish_with_a_bot(server, "Omid", finish=False)
+    page = new_page(800, 700)
+    page.goto(f"{server}/r/{code}/replay/{game_id}")
+    assert "still being played" in page.locator("[data-testid=replay] .error").inner_text()
+    page.goto(f"{server}/r/{code}/history")
+    row = page.locator(f"[data-testid=game-{game_id}]")
+    assert "In play" in row.inner_text()
+    assert row.locator(f"[data-testid=replay-{game_id}]").count() == 0
+    assert page.locator("[data-testid=no-leaders]").count() == 1
+    page.goto(f"{server}/r/{code}/replay/999999")
+    assert "No such game" in page.locator("[data-testid=replay] .error").inner_text()
+
+
+def test_the_lobby_links_to_the_history_of_its_table(new_page: Any, server: str) -> None:
+    page = new_page(800, 700)
+    page.goto(f"{server}/")
+    page.fill("[data-testid=create-name]", "Lale")
+    page.click("[data-testid=create]")
+    page.wait_for_selector("[data-testid=lobby]")
+    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    page.click("[data-testid=history-link]")
+    page.wait_for_url(f"**/r/{code}/history")
+    page.wait_for_selector("[data-testid=no-games]")
+    page.click("[data-testid=back-to-table]")
+    page.wait_for_selector("[data-testid=lobby]")
