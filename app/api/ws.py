@@ -9,7 +9,7 @@ import logging
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from app.config import Settings
-from app.protocol import ErrorMessage, ProtocolError, encode, parse_client_message, wire_error
+from app.protocol import ProtocolError, encode, parse_client_message, wire_error
 from app.rooms import Clock, Connection, RoomManager
 from app.rooms.connection import CLOSE_POLICY
 
@@ -69,7 +69,7 @@ async def table_socket(
     address = websocket.client.host if websocket.client else "unknown"
     if not limits.open_socket(address):
         await websocket.accept()
-        error = ErrorMessage(code="rate_limited", message="too many open connections from your address")
+        error = wire_error(ProtocolError("rate_limited", "too many open connections from your address"))
         await websocket.send_text(encode(error))
         await websocket.close(CLOSE_POLICY)
         return
@@ -83,7 +83,7 @@ async def _serve(websocket: WebSocket, code: str, manager: RoomManager, settings
     await websocket.accept()
     room = await manager.get(code)
     if room is None:
-        error = ErrorMessage(code="room_not_found", message=f"there is no room {code[:16]!r}")
+        error = wire_error(ProtocolError("room_not_found", f"there is no room {code[:16]!r}"))
         await websocket.send_text(encode(error))
         await websocket.close(CLOSE_ROOM_NOT_FOUND)
         return
@@ -108,18 +108,15 @@ async def _serve(websocket: WebSocket, code: str, manager: RoomManager, settings
                 if strikes >= FLOOD_STRIKES:
                     conn.close(CLOSE_POLICY)
                     break
-                conn.send(ErrorMessage(code="rate_limited", message="slow down: too many messages"))
+                conn.send(wire_error(ProtocolError("rate_limited", "slow down: too many messages")))
                 continue
             strikes = max(0, strikes - 1)
             if text is None:
-                conn.send(ErrorMessage(code="bad_message", message="send text frames holding JSON"))
+                conn.send(wire_error(ProtocolError("bad_message", "send text frames holding JSON")))
                 continue
             if len(text) > settings.max_frame_bytes // 4 and len(text.encode()) > settings.max_frame_bytes:
-                conn.send(
-                    ErrorMessage(
-                        code="too_large", message=f"a message is at most {settings.max_frame_bytes} bytes"
-                    )
-                )
+                too_large = f"a message is at most {settings.max_frame_bytes} bytes"
+                conn.send(wire_error(ProtocolError("too_large", too_large)))
                 continue
             try:
                 message = parse_client_message(text)

@@ -118,15 +118,6 @@ def _iso(when: datetime) -> str:
     return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _round_tail(events: list[Event]) -> list[Event]:
-    """The events since the current round began (the bots' public history of this round)."""
-    for i in range(len(events) - 1, -1, -1):
-        if events[i].kind == "round_start":
-            return events[i:]
-    return events
-
-
-MOVE_KINDS = frozenset({"draw", "discard", "go_out"})
 AUTO_LEVEL = "normal"  # how the server plays a turn for a person (timer ran out, or away)
 
 
@@ -183,36 +174,19 @@ class Room:
         # When the seat to act got the turn: the commit time of the last discard (or of the game's start),
         # so the turn timer is derived from the store and survives a restart or a move to another process.
         self.turn_started = self.clock.now()
-        self.round_events: list[Event] = []  # this round's events: the public history the hard bot reads
-        self._round_known = True  # False when the log could not be replayed (until the next round starts)
         if record.game is not None:
             self.game = GameState.from_dict(record.game.state)
             self.game_id, self.game_number = record.game.id, record.game.number
             self.game_seed = record.game.seed
             self.acks = dict(record.game.acks)
-            self._replay_log(record.game)
+            self._turn_start_from_log(record.game)
 
-    def _replay_log(self, game: GameRecord) -> None:
-        """Rebuild the round's public events and the turn's start from the stored action log."""
-        assert self.game is not None
+    def _turn_start_from_log(self, game: GameRecord) -> None:
+        """When the seat to act got the turn: the commit time of the last discard, or the game's start."""
         self.turn_started = game.created_at or self.turn_started
-        try:
-            state = new_game(self.game.players, self.game.options, game.seed)
-            events: list[Event] = []
-            for record in game.actions:
-                action = action_from_dict(record.action)
-                state, produced = apply(state, record.seat, action)
-                events = _round_tail([*events, *produced])
-                if not isinstance(action, Draw) and record.created_at is not None:
-                    self.turn_started = record.created_at
-        except Exception:
-            log.exception("room %s: could not replay the action log; bots play without history", self.code)
-            self._round_known = False
-            return
-        replayed = state.to_dict()
-        if {key: replayed.get(key) for key in game.state} != game.state:  # keys of older snapshots only
-            log.warning("room %s: the replayed log differs from the snapshot (engine changed?)", self.code)
-        self.round_events = events
+        for record in game.actions:
+            if record.action.get("type") != "draw" and record.created_at is not None:
+                self.turn_started = record.created_at
 
     async def reload(self) -> None:
         """Re-read the room from the store (after a failed write: the store is the truth)."""
@@ -455,10 +429,10 @@ class Room:
             await self.reload()
             raise
         self.game, self.version = after, version
-        self.round_events = _round_tail([*self.round_events, *events])
-        self._round_known = self._round_known or any(e.kind == "round_start" for e in events)
         if not isinstance(action, Draw):
-            self.turn_started = now  # a discard hands the turn on (the same time _replay_log reads back)
+            self.turn_started = (
+                now  # a discard hands the turn on (the same time _turn_start_from_log reads back)
+            )
         ACTIONS_APPLIED.labels(kind=action_to_dict(action)["type"]).inc()
         if client_id is not None:
             self.acks[client_id] = AckRecord(seat, version)
@@ -497,13 +471,7 @@ class Room:
                     seat = self.bot_to_act()
                     if seat is None or self.game is None:
                         return
-                    action = choose_action(
-                        self.game,
-                        seat.index,
-                        seat.bot_level or "normal",
-                        self.game_seed,
-                        history=self.round_events,
-                    )
+                    action = choose_action(self.game, seat.index, seat.bot_level or "normal", self.game_seed)
                     await self._broadcast(await self._apply(seat.index, action, client_id=None))
                 failures = 0
             except VersionConflict:
@@ -618,7 +586,7 @@ class Room:
                 return
             seat = self.game.turn
             # The same path as anyone's move: the engine validates, the store commits, then the broadcast.
-            action = choose_action(self.game, seat, AUTO_LEVEL, self.game_seed, history=self.round_events)
+            action = choose_action(self.game, seat, AUTO_LEVEL, self.game_seed)
             events = await self._apply(seat, action, client_id=None)
             await self._broadcast(events)
         self.kick_bots()
@@ -664,7 +632,7 @@ class Room:
         """No move made yet in the current round (or no game on): a seat may change hands."""
         if self.status is not RoomStatus.PLAYING:
             return True
-        return self._round_known and not any(e.kind in MOVE_KINDS for e in self.round_events)
+        return self.game is not None and not self.game.round_log
 
     async def _take_bot_seat(self, name: str, index: int) -> str:
         if not 0 <= index < len(self.seats):
@@ -800,4 +768,4 @@ class Room:
         self._transition(doing, expected, RoomStatus.PLAYING)
         self.game, self.game_id, self.game_number, self.game_seed = state, game_id, number, seed
         self.acks, self.version, self.seat_count = {}, version, len(self.seats)
-        self.turn_started, self.round_events, self._round_known = now, [], True
+        self.turn_started = now

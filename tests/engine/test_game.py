@@ -37,7 +37,7 @@ from app.engine import (
 from app.engine.cards import Card
 from app.engine.options import default_decks
 
-GAMES = int(os.environ.get("ENGINE_GAMES", "1200"))
+GAMES = int(os.environ.get("ENGINE_GAMES", "2000"))
 CHUNK = 100
 
 
