@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -40,6 +41,25 @@ Since = Annotated[
 ]
 Until = Annotated[datetime | None, Query(description="only games started (leaderboard: finished) before")]
 GameId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The paging and date filters every history list takes (one dependency, the same query names)."""
+
+    limit: Limit = 20
+    offset: Offset = 0
+    since: Since = None
+    until: Until = None
+
+    def page(self, items: list[Any], total: int) -> dict[str, Any]:
+        return {"items": items, "total": total, "limit": self.limit, "offset": self.offset}
+
+    def filters(self) -> dict[str, Any]:
+        return {"limit": self.limit, "offset": self.offset, "since": self.since, "until": self.until}
+
+
+WindowDep = Annotated[Window, Depends()]
 
 
 class PlayerPublic(BaseModel):
@@ -188,35 +208,22 @@ def _game_not_found(game_id: int) -> ProtocolError:
 
 @router.get("/rooms/{code}/games", response_model=GamePage, responses=NOT_FOUND)
 async def room_games(
-    code: str,
-    history: HistoryDep,
-    manager: ManagerDep,
-    limit: Limit = 20,
-    offset: Offset = 0,
-    since: Since = None,
-    until: Until = None,
+    code: str, history: HistoryDep, manager: ManagerDep, window: WindowDep
 ) -> dict[str, Any]:
     """Every game played at the table, newest first, with totals and winners."""
     room = await manager.require(code)  # room_not_found (404) for unknown codes
-    page = await history.room_games(room.code, limit=limit, offset=offset, since=since, until=until)
-    return {"items": [_summary(r) for r in page.items], "total": page.total, "limit": limit, "offset": offset}
+    page = await history.room_games(room.code, **window.filters())
+    return window.page([_summary(r) for r in page.items], page.total)
 
 
 @router.get("/rooms/{code}/leaderboard", response_model=LeaderPage, responses=NOT_FOUND)
 async def leaderboard(
-    code: str,
-    history: HistoryDep,
-    manager: ManagerDep,
-    limit: Limit = 20,
-    offset: Offset = 0,
-    since: Since = None,
-    until: Until = None,
+    code: str, history: HistoryDep, manager: ManagerDep, window: WindowDep
 ) -> dict[str, Any]:
     """Per player over the table's finished games: games, wins, average points; most wins first."""
     room = await manager.require(code)
-    page = await history.leaderboard(room.code, limit=limit, offset=offset, since=since, until=until)
-    items = [vars_of(r) for r in page.items]
-    return {"items": items, "total": page.total, "limit": limit, "offset": offset}
+    page = await history.leaderboard(room.code, **window.filters())
+    return window.page([vars_of(r) for r in page.items], page.total)
 
 
 def vars_of(record: Any) -> dict[str, Any]:
@@ -225,16 +232,11 @@ def vars_of(record: Any) -> dict[str, Any]:
 
 @router.get("/players/{name}/games", response_model=GamePage)
 async def player_games(
-    name: Annotated[str, Path(min_length=1, max_length=64)],
-    history: HistoryDep,
-    limit: Limit = 20,
-    offset: Offset = 0,
-    since: Since = None,
-    until: Until = None,
+    name: Annotated[str, Path(min_length=1, max_length=64)], history: HistoryDep, window: WindowDep
 ) -> dict[str, Any]:
     """Every game a player of that name (any letter case) sat at, newest first."""
-    page = await history.player_games(name, limit=limit, offset=offset, since=since, until=until)
-    return {"items": [_summary(r) for r in page.items], "total": page.total, "limit": limit, "offset": offset}
+    page = await history.player_games(name, **window.filters())
+    return window.page([_summary(r) for r in page.items], page.total)
 
 
 @router.get("/games/{game_id}", response_model=GamePublic, responses=NOT_FOUND)
