@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from app.config import Settings, get_settings
 from app.logs import configure_logging
 from app.main import create_app
+from app.runtime import tune_gc
 from app.store import upgrade_head
 
 
@@ -76,7 +77,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "migrate":
         upgrade_head(settings.database_url)
         return
-    build_server(settings).run()
+    server = build_server(settings)
+    tune_gc()  # after the app is built: what it made at import and build time is frozen
+    server.run()
 
 
 if __name__ == "__main__":

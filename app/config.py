@@ -22,6 +22,9 @@ class Settings(BaseSettings):
     allowed_origins: str = ""  # comma-separated; empty: any origin may open a WebSocket
     log_level: str = "info"
     run_migrations: bool = True  # apply `alembic upgrade head` on start
+    # Database connections kept open (no overflow: a connection opened and closed per burst costs more
+    # than a short wait for one of these; a move holds one for about a millisecond).
+    db_pool_size: int = Field(default=10, ge=1, le=200)
 
     bot_delay_ms: int = Field(default=700, ge=0)
     grace_seconds: int = Field(default=60, ge=0)

@@ -27,7 +27,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.run_migrations:
             await run_migrations(settings.database_url)
-        store = Store(settings.database_url)
+        store = Store(settings.database_url, pool_size=settings.db_pool_size, max_overflow=0)
         manager = RoomManager(store=store, settings=settings, clock=clock)
         app.state.store, app.state.manager = store, manager
         try:

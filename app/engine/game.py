@@ -84,12 +84,18 @@ class RoundResult:
     def penalties(self) -> tuple[int, ...]:
         return tuple(a.penalty for a in self.arrangements)
 
-    def to_dict(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, Any]:
+        """The round in one line (its penalties are the score sheet's row)."""
         return {
             "round": self.round,
             "wild_rank": rank_name(wild_rank(self.round)),
             "dealer": self.dealer,
             "went_out": self.went_out,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.summary(),
             "hands": [
                 {"seat": seat, "cards": [str(c) for c in cards], **arrangement.to_dict()}
                 for seat, (cards, arrangement) in enumerate(zip(self.hands, self.arrangements, strict=True))
@@ -170,7 +176,8 @@ class GameState:
         return [list(r.penalties) for r in self.results]
 
     def totals(self) -> list[int]:
-        return [sum(r.penalties[seat] for r in self.results) for seat in range(self.players)]
+        rows = [r.penalties for r in self.results]
+        return [sum(row[seat] for row in rows) for seat in range(self.players)]
 
     def winners(self) -> list[int]:
         """The seats with the lowest total once the game is over (equal lowest totals share the win)."""

@@ -147,28 +147,39 @@ class _Search:
     def _runs_from(self, items: list[tuple[int, int]], budget: int, high: int, out: list[_Core]) -> None:
         """Every run core: two or more naturals of one suit, distinct positions, gaps the wilds can fill."""
         seen: set[tuple[int, int, int]] = set()
-
-        def extend(
-            start: int, last: int, count: int, mask: int, members: tuple[tuple[int, int], ...], nxt: int
-        ) -> None:
-            for j in range(nxt, len(items)):
-                pos, index = items[j]
-                if pos == last or mask >> index & 1:
-                    continue
-                span = pos - start + 1
-                if span > 13 or span - count - 1 > budget:
-                    break
-                new_mask = mask | 1 << index
-                new_members = members + ((pos, index),)
-                length = max(span, 3)
-                need = length - count - 1
-                if need <= budget and (new_mask, need, length) not in seen:
-                    seen.add((new_mask, need, length))
-                    out.append(_Core(new_mask, need, 13 - length, "run", new_members))
-                extend(start, pos, count + 1, new_mask, new_members, j + 1)
-
         for i, (pos, index) in enumerate(items):
-            extend(pos, pos, 1, 1 << index, ((pos, index),), i + 1)
+            self._extend_run(items, budget, seen, out, pos, pos, 1, 1 << index, ((pos, index),), i + 1)
+
+    def _extend_run(
+        self,
+        items: list[tuple[int, int]],
+        budget: int,
+        seen: set[tuple[int, int, int]],
+        out: list[_Core],
+        start: int,
+        last: int,
+        count: int,
+        mask: int,
+        members: tuple[tuple[int, int], ...],
+        nxt: int,
+    ) -> None:
+        """Grow a run from ``members`` with later naturals (a method, not a closure: no reference cycle
+        is left behind for the cycle collector on every search)."""
+        for j in range(nxt, len(items)):
+            pos, index = items[j]
+            if pos == last or mask >> index & 1:
+                continue
+            span = pos - start + 1
+            if span > 13 or span - count - 1 > budget:
+                break
+            new_mask = mask | 1 << index
+            new_members = members + ((pos, index),)
+            length = max(span, 3)
+            need = length - count - 1
+            if need <= budget and (new_mask, need, length) not in seen:
+                seen.add((new_mask, need, length))
+                out.append(_Core(new_mask, need, 13 - length, "run", new_members))
+            self._extend_run(items, budget, seen, out, start, pos, count + 1, new_mask, new_members, j + 1)
 
     def leftover(self, spare: int, room: int) -> int:
         if spare <= room:

@@ -1,9 +1,10 @@
 """Per-seat views: the only path by which game state leaves the server.
 
 A view holds what that seat may know and nothing else: its own hand (with its best arrangement and the
-cards it may go out with), the other hands as counts, the discard top, the stock as a count, and the
-results of finished rounds (when every hand is revealed). Never the seed, the stock order, or another
-seat's cards in a round still being played.
+cards it may go out with), the other hands as counts, the discard top, the stock as a count, a line per
+finished round, and the revealed hands of the last finished round (older reveals are on the history API:
+a view stays small however far the game has gone). Never the seed, the stock order, or another seat's
+cards in a round still being played.
 """
 
 from __future__ import annotations
@@ -23,22 +24,25 @@ def _arrangement(hand: tuple[Card, ...], wild: int, options: Options) -> Arrange
     return best_arrangement(hand, wild, options)
 
 
-_RESULTS_CACHE: dict[int, tuple[tuple[RoundResult, ...], list[dict[str, Any]]]] = {}
+_RESULTS_CACHE: dict[int, tuple[tuple[RoundResult, ...], list[dict[str, Any]], dict[str, Any] | None]] = {}
 
 
-def _results(results: tuple[RoundResult, ...]) -> list[dict[str, Any]]:
-    """Finished rounds as JSON; successive states share one results tuple, so it is built once per round."""
+def _results(results: tuple[RoundResult, ...]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """(a summary line per finished round, the last round's full reveal); successive states share one
+    results tuple, so this is built once per round."""
     cached = _RESULTS_CACHE.get(id(results))
     if cached is None or cached[0] is not results:
         if len(_RESULTS_CACHE) > 512:
             _RESULTS_CACHE.clear()
-        cached = (results, [r.to_dict() for r in results])
+        last = results[-1].to_dict() if results else None
+        cached = (results, [r.summary() for r in results], last)
         _RESULTS_CACHE[id(results)] = cached
-    return cached[1]
+    return cached[1], cached[2]
 
 
 def _public(state: GameState) -> dict[str, Any]:
     totals = state.totals()
+    summaries, last_result = _results(state.results)
     return {
         "round": state.round,
         "rounds": ROUNDS,
@@ -60,7 +64,8 @@ def _public(state: GameState) -> dict[str, Any]:
         "scores": state.scores(),
         "totals": totals,
         "winners": state.winners(),
-        "results": _results(state.results),
+        "results": summaries,
+        "last_result": last_result,
         "options": state.options.to_dict(),
     }
 

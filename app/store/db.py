@@ -50,10 +50,13 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
     url = normalize_url(url)
     if is_sqlite(url):
         ensure_sqlite_dir(url)
+        if make_url(url).database in (None, "", ":memory:"):  # one shared connection: no pool to size
+            kwargs.pop("pool_size", None)
+            kwargs.pop("max_overflow", None)
         engine = create_async_engine(url, **kwargs)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    kwargs.setdefault("pool_pre_ping", True)
+    # No ping before each use (a round trip per move): the store retries once on a dead connection.
     return create_async_engine(url, **kwargs)
 
 

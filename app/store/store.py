@@ -9,17 +9,42 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy import Table, bindparam, delete, func, insert, select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 from .db import is_sqlite, make_engine
 from .models import ActionRow, GamePlayerRow, GameRow, RoomRow, RoundScoreRow, SeatRow
+
+# The tables themselves, for Core statements on the hot path (every move) without the ORM's unit of work.
+ROOMS: Table = RoomRow.__table__  # type: ignore[assignment]
+ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
+GAMES: Table = GameRow.__table__  # type: ignore[assignment]
+SCORES: Table = RoundScoreRow.__table__  # type: ignore[assignment]
+PLAYERS: Table = GamePlayerRow.__table__  # type: ignore[assignment]
+
+# A move's statements, built once (parameters are passed at each execution).
+_MOVE_ROOM = (
+    update(ROOMS)
+    .where(ROOMS.c.code == bindparam("b_code"), ROOMS.c.version == bindparam("b_from"))
+    .values(version=bindparam("version"), status=bindparam("status"))
+)
+_INSERT_ACTION = insert(ACTIONS)
+_MOVE_GAME = (
+    update(GAMES)
+    .where(GAMES.c.id == bindparam("b_id"))
+    .values(
+        state=bindparam("state"),
+        version=bindparam("version"),
+        status=bindparam("status"),
+        finished_at=bindparam("finished_at"),
+    )
+)
 
 
 class StoreError(Exception):
@@ -104,6 +129,8 @@ class Store:
         # SQLite has one writer at a time; writers of this process queue here instead of meeting
         # "database is locked" when a transaction that began reading wants to write.
         self._sqlite_writer = asyncio.Lock() if is_sqlite(url) else None
+        self._queued: list[tuple[Callable[[AsyncConnection], Awaitable[None]], asyncio.Future[None]]] = []
+        self._committer: asyncio.Task[None] | None = None
 
     @contextlib.asynccontextmanager
     async def _writing(self) -> AsyncIterator[AsyncSession]:
@@ -115,7 +142,61 @@ class Store:
         async with self._sqlite_writer, self.sessions.begin() as session:
             yield session
 
+    async def _transact(self, work: Callable[[AsyncConnection], Awaitable[None]]) -> None:
+        """Run ``work`` in a write transaction on a bare connection (Core statements); return once it is
+        committed. On SQLite, moves waiting for the one writer are committed together (``_group_commit``)."""
+        if self._sqlite_writer is not None:
+            await self._group_commit(work)
+            return
+        for attempt in range(2):
+            # Pooled connections are not pinged before use (a round trip per move); one found dead (the
+            # database restarted) is replaced and the transaction run again, once. That is safe: a
+            # transaction that did commit fails its version check the second time (VersionConflict).
+            try:
+                async with self.engine.begin() as conn:
+                    await work(conn)
+                return
+            except DBAPIError as exc:
+                if not exc.connection_invalidated or attempt:
+                    raise
+
+    async def _group_commit(self, work: Callable[[AsyncConnection], Awaitable[None]]) -> None:
+        """SQLite writes one transaction at a time, and each commit waits for the disk. Writes that queue
+        up while one commits go together in the next transaction: one commit (one sync to disk) for all.
+        If any of them fails, the batch is rolled back and each write is run on its own, so only the
+        failing one fails. Nothing waits on purpose: a lone write is committed at once."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())  # a waiter may be gone
+        self._queued.append((work, done))
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_queued(), name="store-group-commit")
+        await asyncio.shield(done)  # a cancelled waiter does not undo a write in flight
+
+    async def _commit_queued(self) -> None:
+        assert self._sqlite_writer is not None
+        while self._queued:
+            batch, self._queued = self._queued, []
+            async with self._sqlite_writer:
+                try:
+                    async with self.engine.begin() as conn:
+                        for work, _ in batch:
+                            await work(conn)
+                except Exception:
+                    for work, done in batch:  # one of them failed: each on its own
+                        try:
+                            async with self.engine.begin() as conn:
+                                await work(conn)
+                        except Exception as exc:
+                            done.set_exception(exc)
+                        else:
+                            done.set_result(None)
+                    continue
+            for _, done in batch:
+                done.set_result(None)
+
     async def close(self) -> None:
+        if self._committer is not None:
+            await asyncio.gather(self._committer, return_exceptions=True)
         await self.engine.dispose()
 
     async def ping(self) -> None:
@@ -311,30 +392,58 @@ class Store:
         round_scores: list[RoundScore],
         now: datetime,
     ) -> None:
-        """One accepted move, in ONE transaction: the log row, the snapshot, the room version, the scores."""
-        async with self._writing() as session:
-            await _bump(session, code, version, **({"status": "finished"} if finished else {}))
-            session.add(
-                ActionRow(
-                    game_id=game_id,
-                    seq=seq,
-                    seat=seat,
-                    action=action,
-                    client_id=client_id,
-                    version=version,
-                    created_at=now,
+        """One accepted move, in ONE transaction: the log row, the snapshot, the room version, the scores.
+
+        Core statements on one connection (no ORM unit of work): this runs for every move of every table.
+        """
+
+        async def write(conn: AsyncConnection) -> None:
+            status = "finished" if finished else "playing"
+            bumped = await conn.execute(
+                _MOVE_ROOM, {"b_code": code, "b_from": version - 1, "version": version, "status": status}
+            )
+            if bumped.rowcount != 1:
+                raise VersionConflict(f"room {code} is no longer at version {version - 1}")
+            await conn.execute(
+                _INSERT_ACTION,
+                {
+                    "game_id": game_id,
+                    "seq": seq,
+                    "seat": seat,
+                    "action": action,
+                    "client_id": client_id,
+                    "version": version,
+                    "created_at": now,
+                },
+            )
+            await conn.execute(
+                _MOVE_GAME,
+                {
+                    "b_id": game_id,
+                    "state": state,
+                    "version": version,
+                    "status": status,
+                    "finished_at": now if finished else None,
+                },
+            )
+            if round_scores:
+                await conn.execute(
+                    insert(SCORES),
+                    [
+                        {
+                            "game_id": game_id,
+                            "round": s.round,
+                            "seat": s.seat,
+                            "name": s.name,
+                            "penalty": s.penalty,
+                        }
+                        for s in round_scores
+                    ],
                 )
-            )
-            values: dict[str, Any] = {"state": state, "version": version}
             if finished:
-                values.update(status="finished", finished_at=now)
-            await session.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
-            session.add_all(
-                RoundScoreRow(game_id=game_id, round=s.round, seat=s.seat, name=s.name, penalty=s.penalty)
-                for s in round_scores
-            )
-            if finished:
-                await _record_totals(session, game_id)
+                await _record_totals(conn, game_id)
+
+        await self._transact(write)
 
     async def find_ack(self, *, game_id: int, client_id: str) -> AckRecord | None:
         async with self.sessions() as session:
@@ -379,22 +488,21 @@ def name_key(name: str) -> str:
     return name.strip().casefold()
 
 
-async def _record_totals(session: AsyncSession, game_id: int) -> None:
+async def _record_totals(conn: AsyncConnection, game_id: int) -> None:
     """At a game's end: each seat's total and whether it won (equal lowest totals share the win)."""
-    await session.flush()
     sums = (
-        await session.execute(
-            select(RoundScoreRow.seat, func.sum(RoundScoreRow.penalty))
-            .where(RoundScoreRow.game_id == game_id)
-            .group_by(RoundScoreRow.seat)
+        await conn.execute(
+            select(SCORES.c.seat, func.sum(SCORES.c.penalty))
+            .where(SCORES.c.game_id == game_id)
+            .group_by(SCORES.c.seat)
         )
     ).all()
     totals = {seat: int(total) for seat, total in sums}
     low = min(totals.values(), default=0)
     for seat, total in totals.items():
-        await session.execute(
-            update(GamePlayerRow)
-            .where(GamePlayerRow.game_id == game_id, GamePlayerRow.seat == seat)
+        await conn.execute(
+            update(PLAYERS)
+            .where(PLAYERS.c.game_id == game_id, PLAYERS.c.seat == seat)
             .values(total=total, won=total == low)
         )
 
@@ -420,11 +528,11 @@ def _seat_row(code: str, seat: SeatRecord, now: datetime) -> SeatRow:
     )
 
 
-async def _bump(session: AsyncSession, code: str, version: int, **values: Any) -> None:
+async def _bump(db: AsyncSession | AsyncConnection, code: str, version: int, **values: Any) -> None:
     """Move the room from ``version - 1`` to ``version`` (and set ``values``), or raise VersionConflict."""
-    result = await session.execute(
-        update(RoomRow)
-        .where(RoomRow.code == code, RoomRow.version == version - 1)
+    result = await db.execute(
+        update(ROOMS)
+        .where(ROOMS.c.code == code, ROOMS.c.version == version - 1)
         .values(version=version, **values)
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]

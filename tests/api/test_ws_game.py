@@ -68,7 +68,9 @@ async def test_whole_game_three_players_and_a_spectator(server: str, store: Stor
         last = await client.wait_version(final_version)
         assert last["room"]["status"] == "finished"
         assert last["game"]["phase"] == "game_over"
-        assert len(last["game"]["results"]) == 11
+        assert [r["round"] for r in last["game"]["results"]] == list(range(1, 12))
+        assert last["game"]["last_result"]["round"] == 11  # the reveal of the last round only
+        assert len(last["game"]["last_result"]["hands"]) == len(clients)
     # Every acknowledged move is in the log, in order, and the log replays to the stored state.
     actions = await store.list_actions(game_id)
     assert len(actions) == acked == state.moves

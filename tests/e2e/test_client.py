@@ -261,7 +261,7 @@ RENDER_TABLE = """async ({lang, grouped, game}) => {
   const view = { round: 11, rounds: 11, wild_rank: 'K', cards_dealt: 13, dealer: 3, turn: 0, phase: 'discard',
     went_out: null, final_turns: 0, stock_count: 40, discard_top: '7C', discard_count: 3, moves: 9,
     players: [0, 1, 2, 3].map((seat) => ({ seat, card_count: seat ? 13 : 14, total: 40 + seat })),
-    scores: [], totals: [40, 41, 42, 43], winners: [], results: [], options: {}, seat: 0,
+    scores: [], totals: [40, 41, 42, 43], winners: [], results: [], last_result: null, options: {}, seat: 0,
     drawn: '8S', can_go_out: [], legal: ['discard'], ...game };
   const ctx = { seat: 0, isHost: true, room, game: view, pending: null, goOut: false, version: 1 };
   const noop = () => {};

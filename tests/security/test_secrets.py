@@ -39,7 +39,7 @@ def walk(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
 OWN_CARD_PATHS = re.compile(
     r"\.game\.(hand\[\]|drawn|can_go_out\[\]|arrangement\.(melds\[\]\.cards\[\]|deadwood\[\]))"
 )
-PUBLIC_CARD_PATHS = re.compile(r"\.game\.(discard_top|results\[\]\..*)|\.events\[\]\.card")
+PUBLIC_CARD_PATHS = re.compile(r"\.game\.(discard_top|last_result\..*)|\.events\[\]\.card")
 
 
 def leaks(frame: dict[str, Any], seat: int | None, state: GameState) -> list[str]:
@@ -49,7 +49,7 @@ def leaks(frame: dict[str, Any], seat: int | None, state: GameState) -> list[str
     own: Counter[str] = Counter()
     for path, leaf in walk(frame):
         key = path.rsplit(".", 1)[-1]
-        if leaf is None and key in HIDDEN_KEYS and not path.startswith(".game.results[]"):
+        if leaf is None and key in HIDDEN_KEYS and not path.startswith(".game.last_result."):
             problems.append(f"hidden key {path}")
         if not isinstance(leaf, str) or not CARD.fullmatch(leaf):
             continue
@@ -70,7 +70,10 @@ def leaks(frame: dict[str, Any], seat: int | None, state: GameState) -> list[str
     if game["stock_count"] != len(state.stock):
         problems.append("the stock count is wrong")
     if len(game["results"]) != len(state.results):
-        problems.append(f"{len(game['results'])} rounds revealed, {len(state.results)} ended")
+        problems.append(f"{len(game['results'])} rounds listed, {len(state.results)} ended")
+    revealed = state.results[-1].to_dict() if state.results else None
+    if game["last_result"] != revealed:
+        problems.append("last_result is not the reveal of the last ended round")
     for event in frame["events"]:
         if "card" not in event:
             continue

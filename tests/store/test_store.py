@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect, text
+from sqlalchemy import event, inspect, text
 from sqlalchemy.exc import IntegrityError
 
 from app.engine import Draw, Options, action_to_dict, apply, new_game
@@ -168,3 +170,118 @@ async def test_game_actions_and_scores_commit_together(store: Store) -> None:
     assert [s.penalty for s in await store.list_round_scores(game_id)] == [0, 12]
     loaded = await store.load_game_state(game_id)
     assert loaded == (3, after.to_dict())
+
+
+@pytest.mark.postgres
+async def test_a_move_commits_after_the_database_dropped_every_connection(pg_url: str) -> None:
+    """Pooled connections are not pinged before use; a dead one is replaced and the move committed once."""
+    await run_migrations(pg_url)
+    store = Store(pg_url)
+    try:
+        await store.create_room(code="DROP2345", seat_count=2, options={}, seats=[host()], now=NOW)
+        await store.add_seat(code="DROP2345", version=2, seat=SeatRecord(1, "B", True, "easy"), now=NOW)
+        state = new_game(2, Options(), seed=3)
+        game_id = await store.start_game(
+            code="DROP2345",
+            version=3,
+            number=1,
+            seed=3,
+            options={},
+            players=[{"seat": 0, "name": "Sara"}, {"seat": 1, "name": "B"}],
+            state=state.to_dict(),
+            now=NOW,
+        )
+        killer = make_engine(pg_url)
+        async with killer.connect() as conn:  # what a database restart does to the pool's connections
+            killed = (
+                await conn.execute(
+                    text(
+                        "select count(pg_terminate_backend(pid)) from pg_stat_activity "
+                        "where datname = current_database() and pid <> pg_backend_pid()"
+                    )
+                )
+            ).scalar_one()
+        await killer.dispose()
+        assert killed >= 1
+        after, _ = apply(state, state.turn, Draw("stock"))
+        await store.record_action(
+            code="DROP2345",
+            game_id=game_id,
+            version=4,
+            seq=1,
+            seat=state.turn,
+            action=action_to_dict(Draw("stock")),
+            client_id="after-restart",
+            state=after.to_dict(),
+            finished=False,
+            round_scores=[],
+            now=NOW,
+        )
+        assert await store.load_game_state(game_id) == (4, after.to_dict())
+        assert [a.client_id for a in await store.list_actions(game_id)] == ["after-restart"]
+    finally:
+        await store.close()
+
+
+async def test_sqlite_commits_queued_moves_together_and_fails_only_the_bad_one(sqlite_url: str) -> None:
+    await run_migrations(sqlite_url)
+    store = Store(sqlite_url)
+    commits = 0
+
+    def count(_conn: object) -> None:
+        nonlocal commits
+        commits += 1
+
+    try:
+        games: list[tuple[str, int]] = []
+        state = new_game(2, Options(), seed=5)
+        for k in range(10):
+            code = f"GRP{k}2345"
+            await store.create_room(code=code, seat_count=2, options={}, seats=[host()], now=NOW)
+            await store.add_seat(code=code, version=2, seat=SeatRecord(1, "B", True, "easy"), now=NOW)
+            game_id = await store.start_game(
+                code=code,
+                version=3,
+                number=1,
+                seed=5,
+                options={},
+                players=[{"seat": 0, "name": "Sara"}, {"seat": 1, "name": "B"}],
+                state=state.to_dict(),
+                now=NOW,
+            )
+            games.append((code, game_id))
+        after, _ = apply(state, state.turn, Draw("stock"))
+
+        def move(code: str, game_id: int, version: int, client_id: str) -> Any:
+            return store.record_action(
+                code=code,
+                game_id=game_id,
+                version=version,
+                seq=version - 3,
+                seat=state.turn,
+                action=action_to_dict(Draw("stock")),
+                client_id=client_id,
+                state=after.to_dict(),
+                finished=False,
+                round_scores=[],
+                now=NOW,
+            )
+
+        event.listen(store.engine.sync_engine, "commit", count)
+        await asyncio.gather(*(move(code, game_id, 4, f"a-{code}") for code, game_id in games))
+        assert commits <= 2  # the first alone, the nine that queued behind it in one transaction
+        # A stale move among good ones: it alone fails; the others commit.
+        results = await asyncio.gather(
+            *(move(code, game_id, 5, f"b-{code}") for code, game_id in games[1:]),
+            move(*games[0], 4, "stale"),
+            return_exceptions=True,
+        )
+        assert all(r is None for r in results[:-1]) and isinstance(results[-1], VersionConflict)
+        for code, game_id in games:
+            room = await store.load_room(code)
+            assert room is not None
+            expected = ["a-" + code] + ([] if code == games[0][0] else ["b-" + code])
+            assert [a.client_id for a in await store.list_actions(game_id)] == expected
+            assert room.version == (4 if code == games[0][0] else 5)
+    finally:
+        await store.close()

@@ -68,7 +68,9 @@ export function renderOverlay(container, ctx, actions) {
   if (container.dataset.shown === shown) return;
   container.dataset.shown = shown;
   const over = game.phase === 'game_over';
-  const result = overlay.kind === 'round' ? game.results[overlay.index] : null;
+  // A view carries the revealed hands of the last finished round only (older ones: the history API).
+  const last = game.last_result;
+  const result = overlay.kind === 'round' && last && last.round === overlay.index + 1 ? last : null;
   const title = over ? t('game_over')
     : result ? t('round_over', { n: result.round }) : t('score_sheet');
   const close = h('button.primary', { type: 'button', 'data-testid': 'continue', onclick: () => actions.closeOverlay() },

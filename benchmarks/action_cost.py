@@ -1,0 +1,161 @@
+"""Server CPU per accepted move, in process: where the time of one action goes, without sockets or a client.
+
+Plays whole 4-seat games through ``Room.handle`` (parse → engine → commit → ack → per-seat views) with
+four socket-less connections, and reports the CPU time of each part per action (medians and means):
+
+- ``engine``: ``apply`` alone (the baseline: the rules themselves),
+- ``commit``: ``Store.record_action`` (one transaction),
+- ``render``: building and encoding the state messages of all four seats,
+- ``total``: the whole ``Room.handle`` call.
+
+    python benchmarks/action_cost.py --games 20              # SQLite in a temporary directory
+    python benchmarks/action_cost.py --games 20 --postgres   # TEST_POSTGRES_URL (a fresh schema)
+
+CPU time is the process's own (``time.process_time``), so other work on a shared machine barely moves it;
+the PostgreSQL server's own work is not in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.config import Settings  # noqa: E402
+from app.engine import game as game_module  # noqa: E402
+from app.protocol import parse_client_message  # noqa: E402
+from app.rooms import Connection, RoomManager  # noqa: E402
+from app.rooms import room as room_module  # noqa: E402
+from app.store import Store, run_migrations  # noqa: E402
+from benchmarks.load import choose, reset_postgres  # noqa: E402
+
+PARTS: dict[str, list[float]] = defaultdict(list)
+
+
+def timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a function (sync or async) so each call's CPU time is added to the current action's part."""
+    if asyncio.iscoroutinefunction(func):
+
+        async def run_async(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.process_time()
+            try:
+                return await func(*args, **kwargs)
+            finally:
+                CURRENT[name] = CURRENT.get(name, 0.0) + time.process_time() - t0
+
+        return run_async
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.process_time()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            CURRENT[name] = CURRENT.get(name, 0.0) + time.process_time() - t0
+
+    return run
+
+
+CURRENT: dict[str, float] = {}
+
+
+def drain(conn: Connection) -> list[dict[str, Any]]:
+    out = []
+    while not conn._queue.empty():
+        text = conn._queue.get_nowait()
+        if text is not None:
+            out.append(json.loads(text))
+    return out
+
+
+async def play_games(database_url: str, games: int) -> int:
+    await run_migrations(database_url)
+    store = Store(database_url)
+    settings = Settings(_env_file=None, database_url=database_url)  # type: ignore[call-arg]
+    manager = RoomManager(store=store, settings=settings)
+    # instrument after the imports: the room calls these through its module and its store
+    room_module.apply = timed("engine", game_module.apply)  # type: ignore[attr-defined]
+    store.record_action = timed("commit", store.record_action)  # type: ignore[method-assign]
+    room_module.Room.state_for = timed("render", room_module.Room.state_for)  # type: ignore[method-assign]
+    actions = 0
+    for _ in range(games):
+        room, token = await manager.create(name="p0", seat_count=4, bots=[], options={})
+        tokens = [token] + [(await room.join(f"p{k}"))[1] for k in range(1, 4)]
+        conns = [Connection(max_queue=100_000) for _ in range(4)]
+        views: list[dict[str, Any] | None] = [None] * 4
+        for seat, conn in enumerate(conns):
+            await room.handle(
+                conn, parse_client_message(json.dumps({"type": "hello", "token": tokens[seat]}))
+            )
+        await room.handle(conns[0], parse_client_message('{"type": "start"}'))
+        while True:
+            for seat, conn in enumerate(conns):
+                for message in drain(conn):
+                    if message["type"] == "state":
+                        views[seat] = message["game"]
+            view = views[0]
+            assert view is not None
+            if view["phase"] == "game_over":
+                break
+            seat = view["turn"]
+            seat_view = views[seat]
+            assert seat_view is not None
+            move = choose(seat_view)
+            assert move is not None
+            raw = json.dumps(
+                {"type": "action", "id": uuid.uuid4().hex, "version": room.version, "action": move}
+            )
+            CURRENT.clear()
+            t0 = time.process_time()
+            await room.handle(conns[seat], parse_client_message(raw))
+            PARTS["total"].append(time.process_time() - t0)
+            for name in ("engine", "commit", "render"):
+                PARTS[name].append(CURRENT.get(name, 0.0))
+            actions += 1
+    await manager.close()
+    await store.close()
+    return actions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--postgres", action="store_true", help="use TEST_POSTGRES_URL instead of SQLite")
+    args = parser.parse_args()
+    if args.postgres:
+        url = os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
+        reset_postgres(url)
+    else:
+        url = f"sqlite+aiosqlite:///{tempfile.mkdtemp()}/cost.db"
+    started = time.perf_counter()
+    actions = asyncio.run(play_games(url, args.games))
+    wall = time.perf_counter() - started
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; db: {url.split(':')[0]}")
+    print(f"{args.games} games, {actions} actions, {wall:.1f} s wall")
+    engine_median = statistics.median(PARTS["engine"])
+    for name in ("engine", "commit", "render", "total"):
+        values = [v * 1000 for v in PARTS[name]]
+        median = statistics.median(values)
+        print(
+            f"{name:7} median {median:6.3f} ms  mean {statistics.fmean(values):6.3f} ms  "
+            f"p99 {sorted(values)[int(0.99 * len(values))]:6.3f} ms  "
+            f"({median / (engine_median * 1000):5.1f}x engine)"
+        )
+
+
+if __name__ == "__main__":
+    main()
