@@ -188,23 +188,26 @@ class Table:
                     await sock.send(json.dumps({"type": "hello", "token": self.tokens[seat]}))
                     if pending is not None:
                         await sock.send(json.dumps(pending))
-                    version = -1
+                    version, view = -1, None
                     async for raw in sock:
                         msg = json.loads(raw)
                         now = time.perf_counter()
                         kind = msg["type"]
+                        look = False  # whether the view we hold may now ask for a move
                         if kind == "ack":
                             if msg["id"] in self.sent and msg["id"] not in self.ack_versions:
                                 self.stats.ack_ms.append((now - self.sent[msg["id"]]) * 1000)
                                 self.ack_versions[msg["id"]] = msg["version"]
                                 self.stats.acked[self.code].add(msg["id"])
                             pending = None
+                            # A retried move that was committed before a crash: its state came already.
+                            look = version >= msg["version"]
                         elif kind == "error":
                             if msg["code"] not in ("stale_version",):
                                 self.stats.errors.append(
                                     f"{self.code}/{seat}: {msg['code']} {msg['message']}"
                                 )
-                            pending = None
+                            pending = None  # a fresh state follows a stale move
                         elif kind == "state":
                             if msg["version"] < version:
                                 continue
@@ -216,28 +219,23 @@ class Table:
                                     started = True
                                     await sock.send(json.dumps({"type": "start"}))
                                 continue
-                            if view is None:
-                                continue
-                            if view["phase"] == "game_over":
+                            if view is not None and view["phase"] == "game_over":
                                 return
-                            if view["turn"] == seat and pending is None:
-                                move = choose(view)
-                                if move is None:
-                                    continue
-                                if self.think:
-                                    await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
-                                action_id = uuid.uuid4().hex
-                                pending = {
-                                    "type": "action",
-                                    "id": action_id,
-                                    "version": version,
-                                    "action": move,
-                                }
-                                self.sent[action_id] = time.perf_counter()
-                                self.stats.actions += 1
-                                await sock.send(json.dumps(pending))
+                            look = True
                         elif kind == "restarting":
                             break
+                        if not look or view is None or view["turn"] != seat or pending is not None:
+                            continue
+                        move = choose(view)
+                        if move is None:
+                            continue
+                        if self.think:
+                            await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
+                        action_id = uuid.uuid4().hex
+                        pending = {"type": "action", "id": action_id, "version": version, "action": move}
+                        self.sent[action_id] = time.perf_counter()
+                        self.stats.actions += 1
+                        await sock.send(json.dumps(pending))
             except (TimeoutError, OSError, websockets.ConnectionClosed):
                 pass
             self.stats.reconnects += 1
