@@ -7,12 +7,13 @@ state is a cache of the store, changed only after a commit succeeded.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -466,21 +467,31 @@ class Room:
         while self.bot_to_act() is not None and failures < BOT_MAX_FAILURES:
             delay = self.settings.bot_delay_ms / 1000 if not failures else BOT_RETRY_SECONDS * failures
             await self.clock.sleep(delay)
-            try:
-                async with self.lock:
-                    seat = self.bot_to_act()
-                    if seat is None or self.game is None:
-                        return
-                    action = choose_action(self.game, seat.index, seat.bot_level or "normal", self.game_seed)
-                    await self._broadcast(await self._apply(seat.index, action, client_id=None))
-                failures = 0
-            except VersionConflict:
-                async with self.lock:  # another process moved the table: catch up and look again
-                    await self.reload()
-                await self._broadcast()
-            except Exception:
-                failures += 1
-                log.exception("room %s: a bot move failed (%d in a row)", self.code, failures)
+            failures = await self._server_move(self._play_bot_turn, "a bot move", failures)
+
+    async def _play_bot_turn(self) -> None:
+        async with self.lock:
+            seat = self.bot_to_act()
+            if seat is None or self.game is None:
+                return
+            action = choose_action(self.game, seat.index, seat.bot_level or "normal", self.game_seed)
+            await self._broadcast(await self._apply(seat.index, action, client_id=None))
+
+    async def _server_move(self, move: Callable[[], Awaitable[None]], what: str, failures: int) -> int:
+        """Run a move the server makes itself (a bot's, or one for a person away or out of time).
+        Returns the failures in a row: 0 after a success; unchanged after catching up with another
+        process that moved the table first."""
+        try:
+            await move()
+            return 0
+        except VersionConflict:
+            async with self.lock:  # another process moved the table: catch up and look again
+                await self.reload()
+            await self._broadcast()
+            return failures
+        except Exception:
+            log.exception("room %s: %s failed (%d in a row)", self.code, what, failures + 1)
+            return failures + 1
 
     # ----- turn timer and absent players ----------------------------------------------------------------
 
@@ -550,16 +561,11 @@ class Room:
             if wake > now:
                 await self._sleep_or_wake((wake - now).total_seconds())
                 continue
-            try:
-                await self._on_timer(now)
-                failures = 0
-            except VersionConflict:
-                async with self.lock:  # another process moved the table: catch up and look again
-                    await self.reload()
-                await self._broadcast()
-            except Exception:
-                failures += 1
-                log.exception("room %s: playing a turn for someone failed (%d in a row)", self.code, failures)
+            before = failures
+            failures = await self._server_move(
+                functools.partial(self._on_timer, now), "playing a turn for someone", failures
+            )
+            if failures > before:
                 await self._sleep_or_wake(BOT_RETRY_SECONDS * failures)
 
     async def _sleep_or_wake(self, seconds: float) -> None:

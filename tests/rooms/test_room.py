@@ -20,7 +20,7 @@ from app.rooms import (
     normalize_code,
 )
 from app.rooms.connection import CLOSE_TRY_AGAIN
-from app.rooms.room import TRANSITIONS
+from app.rooms.room import BOT_MAX_FAILURES, BOT_RETRY_SECONDS, TRANSITIONS
 
 from .fakes import FakeSocket, ManualClock, wait_until
 
@@ -165,6 +165,50 @@ async def test_bots_wait_for_their_delay_then_play_through_the_same_path(
     assert {a.seat for a in actions} == {0, 1, 2}
     assert all((a.client_id is None) == (a.seat != 0) for a in actions)
     assert [a.version for a in actions] == sorted(a.version for a in actions)
+
+
+async def test_a_bot_retries_a_failed_commit_then_gives_up_after_failures_in_a_row(
+    manager: RoomManager, clock: ManualClock
+) -> None:
+    room, host, _ = await seated(manager, seats=2, bots=["easy"])
+    await host.say({"type": "start"})
+    commit = manager.store.record_action
+    failing = 0
+    attempts = 0
+
+    async def flaky(**kwargs):  # type: ignore[no-untyped-def]
+        nonlocal failing, attempts
+        attempts += 1
+        if failing:
+            failing -= 1
+            raise RuntimeError("the database is away")
+        await commit(**kwargs)
+
+    manager.store.record_action = flaky  # type: ignore[method-assign]
+    assert room.game is not None
+    while room.game.turn != 1:  # the person plays until it is the bot's turn
+        state: GameState = room.game
+        move = action_to_dict(choose_action(state, 0, "normal", state.moves))
+        await host.say({"type": "action", "id": f"m{state.moves}", "version": room.version, "action": move})
+    version, failing, attempts = room.version, 2, 0
+    for wait in (0.7, BOT_RETRY_SECONDS, 2 * BOT_RETRY_SECONDS):  # the delay, then longer after each failure
+        await wait_until(lambda: clock.sleeping > 0)
+        assert room.version == version
+        await clock.advance(wait)
+    await wait_until(lambda: room.version > version)
+    assert attempts == 3  # two failures, then the move committed
+
+    failing, attempts = 1000, 0  # the bot's next move (its discard) never commits
+    task = room._bot_task
+    assert task is not None
+    for _ in range(3 * BOT_MAX_FAILURES):
+        await wait_until(lambda: clock.sleeping > 0 or task.done())
+        if task.done():
+            break
+        await clock.advance(BOT_RETRY_SECONDS * BOT_MAX_FAILURES)  # past any back-off
+    assert attempts == BOT_MAX_FAILURES
+    await clock.advance(60)
+    assert attempts == BOT_MAX_FAILURES  # it stopped trying until the table changes again
 
 
 async def test_a_whole_game_against_bots_then_a_rematch(sqlite_url: str) -> None:
