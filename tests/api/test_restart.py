@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,35 +12,9 @@ import httpx
 
 from app.engine import GameState, action_from_dict, replay
 from app.store import Store
+from tests.server_process import start_server_process, stop_process
 
 from .wsclient import Client, create_room, free_port, join_room, pick_move, stored_game
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def start_server(database_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "BOT_DELAY_MS": "0",
-        "LOG_LEVEL": "warning",
-        "MAX_MESSAGES_PER_SECOND": "1000",
-    }
-    with log.open("ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=out, stderr=out)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited: {log.read_text()}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError(f"the server did not start: {log.read_text()}")
 
 
 async def drive(
@@ -75,7 +46,7 @@ async def test_sigkill_mid_round_then_restart_and_finish(tmp_path: Path) -> None
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     log = tmp_path / "server.log"
-    proc = start_server(url, port, log)
+    proc = start_server_process(url, port, log, LOG_LEVEL="warning")
     store = Store(url)
     try:
         created = await create_room(base, "Ann", seats=3, bots=["normal"])
@@ -112,7 +83,7 @@ async def test_sigkill_mid_round_then_restart_and_finish(tmp_path: Path) -> None
         killed_version, killed_state = await stored_game(store, game_id)
         assert killed_state == before
 
-        proc = start_server(url, port, log)
+        proc = start_server_process(url, port, log, LOG_LEVEL="warning")
         clients = {seat: await Client.connect(base, code) for seat in tokens}
         for seat, client in clients.items():
             assert (await client.hello(tokens[seat]))["seat"] == seat
@@ -141,9 +112,4 @@ async def test_sigkill_mid_round_then_restart_and_finish(tmp_path: Path) -> None
             await client.close()
     finally:
         await store.close()
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_process(proc)

@@ -4,54 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import time
 import uuid
-from pathlib import Path
 from typing import Any
 
-import httpx
 import websockets
 
 from app.store import Store
 from tests.api.wsclient import Client, Message, pick_move, stored_game
+from tests.server_process import ROOT, server_env, start, stop, wait_ready
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def server_env(database_url: str, port: int, **extra: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "BOT_DELAY_MS": "0",
-        "MAX_MESSAGES_PER_SECOND": "1000",
-        **extra,
-    }
-
-
-def wait_ready(proc: subprocess.Popen[bytes], base: str, log: Path, timeout: float = 60) -> None:
-    """Wait until ``/readyz`` answers 200 (the process must not exit meanwhile)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited ({proc.returncode}):\n{log.read_text()[-4000:]}")
-        try:
-            if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError(f"the server was not ready within {timeout} s:\n{log.read_text()[-4000:]}")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait(timeout=10)
+__all__ = ["ROOT", "server_env", "start", "stop", "wait_ready"]
 
 
 async def answer_or_close(client: Client, message: Message, timeout: float = 10) -> Message | None:
@@ -110,8 +72,3 @@ def json_lines(text: str) -> list[dict[str, Any]]:
             assert isinstance(entry, dict), line
             entries.append(entry)
     return entries
-
-
-def start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("ab") as out:
-        return subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=out)

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,8 +17,8 @@ from app.__main__ import build_server
 from app.config import Settings
 from app.store import Store
 from tests.api.wsclient import Client, create_room, free_port, join_room, server_settings
+from tests.server_process import start_server_process, stop_process
 
-ROOT = Path(__file__).resolve().parents[2]
 LOGGERS = ("", "app", "uvicorn", "uvicorn.error", "uvicorn.access")
 
 
@@ -205,43 +201,4 @@ async def healthy(base: str) -> None:
 # ----- a server in its own process ------------------------------------------------------------------------
 
 
-def start_server_process(database_url: str, port: int, log: Path, **env: str) -> subprocess.Popen[bytes]:
-    """``python -m app`` on ``port``; stdout and stderr appended to ``log``. Waits for /healthz."""
-    environment = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "BOT_DELAY_MS": "0",
-        "LOG_LEVEL": "info",
-        "MAX_MESSAGES_PER_SECOND": "1000",
-        **env,
-    }
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app"], cwd=ROOT, env=environment, stdout=out, stderr=out
-        )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited: {log.read_text()}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError(f"the server did not start: {log.read_text()}")
-
-
-def stop_process(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-
-
-__all__ = ["free_port"]
+__all__ = ["free_port", "start_server_process", "stop_process"]

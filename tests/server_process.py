@@ -1,0 +1,77 @@
+"""The server as a real process (``python -m app``) for the tests that kill, restart or stop it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def server_env(database_url: str, port: int, **extra: str) -> dict[str, str]:
+    """The environment of a test server: this database and port, bots without delay, fast clients allowed."""
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "BOT_DELAY_MS": "0",
+        "MAX_MESSAGES_PER_SECOND": "1000",
+        **extra,
+    }
+
+
+def start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """Run ``args`` from the project root; stdout and stderr appended to ``log``."""
+    with log.open("ab") as out:
+        return subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=out)
+
+
+def wait_ready(
+    proc: subprocess.Popen[bytes], base: str, log: Path, timeout: float = 60, path: str = "/readyz"
+) -> None:
+    """Wait until ``path`` answers 200 (the process must not exit meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited ({proc.returncode}):\n{log.read_text()[-4000:]}")
+        try:
+            if httpx.get(f"{base}{path}", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError(f"the server was not ready within {timeout} s:\n{log.read_text()[-4000:]}")
+
+
+def start_server_process(database_url: str, port: int, log: Path, **env: str) -> subprocess.Popen[bytes]:
+    """``python -m app`` on ``port``, logging at info unless told otherwise; waits for /healthz."""
+    proc = start(
+        [sys.executable, "-m", "app"], server_env(database_url, port, **{"LOG_LEVEL": "info", **env}), log
+    )
+    wait_ready(proc, f"http://127.0.0.1:{port}", log, timeout=30, path="/healthz")
+    return proc
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the process (what a crash does)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    """Ask the process to stop (SIGTERM), killing it if it does not within 10 s."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
