@@ -132,7 +132,6 @@ class _Search:
                         mask |= 1 << index
                     members = tuple((naturals[index].rank, index) for index in chosen)
                     cores.append(_Core(mask, need, _UNLIMITED, "set", members))
-        high = 14 if self.options.ace_high_low else 13
         for indices in by_suit.values():
             items: list[tuple[int, int]] = []
             for index in indices:
@@ -141,10 +140,10 @@ class _Search:
                 if rank == 1 and self.options.ace_high_low:
                     items.append((14, index))
             items.sort()
-            self._runs_from(items, budget, high, cores)
+            self._runs_from(items, budget, cores)
         return cores
 
-    def _runs_from(self, items: list[tuple[int, int]], budget: int, high: int, out: list[_Core]) -> None:
+    def _runs_from(self, items: list[tuple[int, int]], budget: int, out: list[_Core]) -> None:
         """Every run core: two or more naturals of one suit, distinct positions, gaps the wilds can fill."""
         seen: set[tuple[int, int, int]] = set()
         for i, (pos, index) in enumerate(items):
