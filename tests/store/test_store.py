@@ -16,7 +16,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import event, inspect, text
 from sqlalchemy.exc import IntegrityError
 
-from app.engine import Draw, Options, action_to_dict, apply, new_game
+from app.engine import Draw, GameState, Options, action_to_dict, apply, new_game
 from app.store import CodeTaken, RoundScore, SeatRecord, Store, VersionConflict, normalize_url, run_migrations
 from app.store.db import alembic_config, make_engine
 from app.store.models import Base
@@ -84,6 +84,46 @@ async def store(migrated_url: str):  # type: ignore[no-untyped-def]
 
 def host(name: str = "Sara") -> SeatRecord:
     return SeatRecord(0, name, token_hash="a" * 64)
+
+
+async def two_seat_game(store: Store, code: str, seed: int) -> tuple[GameState, int]:
+    """A room with a person and a bot, its game started (the room at version 2): (state, game id)."""
+    await store.create_room(
+        code=code, seat_count=2, options={}, seats=[host(), SeatRecord(1, "B", True, "normal")], now=NOW
+    )
+    state = new_game(2, Options(), seed=seed)
+    game_id = await store.start_game(
+        code=code,
+        version=2,
+        number=1,
+        seed=seed,
+        options={},
+        players=[{"seat": 0, "name": "Sara"}, {"seat": 1, "name": "B"}],
+        state=state.to_dict(),
+        now=NOW,
+    )
+    return state, game_id
+
+
+async def draw_from_stock(
+    store: Store, code: str, game_id: int, state: GameState, version: int, client_id: str
+) -> GameState:
+    """Commit the first move of ``state`` (a draw from the stock) as room version ``version``."""
+    after, _ = apply(state, state.turn, Draw("stock"))
+    await store.record_action(
+        code=code,
+        game_id=game_id,
+        version=version,
+        seq=version - 2,
+        seat=state.turn,
+        action=action_to_dict(Draw("stock")),
+        client_id=client_id,
+        state=after.to_dict(),
+        finished=False,
+        round_scores=[],
+        now=NOW,
+    )
+    return after
 
 
 async def test_room_seats_and_renumbering(store: Store) -> None:
@@ -178,19 +218,7 @@ async def test_a_move_commits_after_the_database_dropped_every_connection(pg_url
     await run_migrations(pg_url)
     store = Store(pg_url)
     try:
-        await store.create_room(code="DROP2345", seat_count=2, options={}, seats=[host()], now=NOW)
-        await store.add_seat(code="DROP2345", version=2, seat=SeatRecord(1, "B", True, "easy"), now=NOW)
-        state = new_game(2, Options(), seed=3)
-        game_id = await store.start_game(
-            code="DROP2345",
-            version=3,
-            number=1,
-            seed=3,
-            options={},
-            players=[{"seat": 0, "name": "Sara"}, {"seat": 1, "name": "B"}],
-            state=state.to_dict(),
-            now=NOW,
-        )
+        state, game_id = await two_seat_game(store, "DROP2345", seed=3)
         killer = make_engine(pg_url)
         async with killer.connect() as conn:  # what a database restart does to the pool's connections
             killed = (
@@ -203,21 +231,8 @@ async def test_a_move_commits_after_the_database_dropped_every_connection(pg_url
             ).scalar_one()
         await killer.dispose()
         assert killed >= 1
-        after, _ = apply(state, state.turn, Draw("stock"))
-        await store.record_action(
-            code="DROP2345",
-            game_id=game_id,
-            version=4,
-            seq=1,
-            seat=state.turn,
-            action=action_to_dict(Draw("stock")),
-            client_id="after-restart",
-            state=after.to_dict(),
-            finished=False,
-            round_scores=[],
-            now=NOW,
-        )
-        assert await store.load_game_state(game_id) == (4, after.to_dict())
+        after = await draw_from_stock(store, "DROP2345", game_id, state, 3, "after-restart")
+        assert await store.load_game_state(game_id) == (3, after.to_dict())
         assert [a.client_id for a in await store.list_actions(game_id)] == ["after-restart"]
     finally:
         await store.close()
@@ -234,54 +249,29 @@ async def test_sqlite_commits_queued_moves_together_and_fails_only_the_bad_one(s
 
     try:
         games: list[tuple[str, int]] = []
-        state = new_game(2, Options(), seed=5)
         for k in range(10):
-            code = f"GRP{k}2345"
-            await store.create_room(code=code, seat_count=2, options={}, seats=[host()], now=NOW)
-            await store.add_seat(code=code, version=2, seat=SeatRecord(1, "B", True, "easy"), now=NOW)
-            game_id = await store.start_game(
-                code=code,
-                version=3,
-                number=1,
-                seed=5,
-                options={},
-                players=[{"seat": 0, "name": "Sara"}, {"seat": 1, "name": "B"}],
-                state=state.to_dict(),
-                now=NOW,
-            )
-            games.append((code, game_id))
-        after, _ = apply(state, state.turn, Draw("stock"))
+            state, game_id = await two_seat_game(store, f"GRP{k}2345", seed=5)
+            games.append((f"GRP{k}2345", game_id))
 
         def move(code: str, game_id: int, version: int, client_id: str) -> Any:
-            return store.record_action(
-                code=code,
-                game_id=game_id,
-                version=version,
-                seq=version - 3,
-                seat=state.turn,
-                action=action_to_dict(Draw("stock")),
-                client_id=client_id,
-                state=after.to_dict(),
-                finished=False,
-                round_scores=[],
-                now=NOW,
-            )
+            return draw_from_stock(store, code, game_id, state, version, client_id)
 
         event.listen(store.engine.sync_engine, "commit", count)
-        await asyncio.gather(*(move(code, game_id, 4, f"a-{code}") for code, game_id in games))
+        await asyncio.gather(*(move(code, game_id, 3, f"a-{code}") for code, game_id in games))
         assert commits <= 2  # the first alone, the nine that queued behind it in one transaction
         # A stale move among good ones: it alone fails; the others commit.
         results = await asyncio.gather(
-            *(move(code, game_id, 5, f"b-{code}") for code, game_id in games[1:]),
-            move(*games[0], 4, "stale"),
+            *(move(code, game_id, 4, f"b-{code}") for code, game_id in games[1:]),
+            move(*games[0], 3, "stale"),
             return_exceptions=True,
         )
-        assert all(r is None for r in results[:-1]) and isinstance(results[-1], VersionConflict)
+        assert all(isinstance(r, GameState) for r in results[:-1])
+        assert isinstance(results[-1], VersionConflict)
         for code, game_id in games:
             room = await store.load_room(code)
             assert room is not None
             expected = ["a-" + code] + ([] if code == games[0][0] else ["b-" + code])
             assert [a.client_id for a in await store.list_actions(game_id)] == expected
-            assert room.version == (4 if code == games[0][0] else 5)
+            assert room.version == (3 if code == games[0][0] else 4)
     finally:
         await store.close()
