@@ -10,7 +10,7 @@ from app.engine import GameState, action_from_dict
 from app.engine.game import replay  # the function (a submodule app.engine.replay may shadow the name)
 from tests.api.wsclient import Client, stored_game
 
-from .conftest import LiveServer, open_table, serving
+from .conftest import LiveServer, Table, open_table, serving
 
 Message = dict[str, Any]
 CLEAR_GAME_ERRORS = {"stale_version", "not_your_turn", "wrong_phase", "card_not_in_hand"}
@@ -55,6 +55,17 @@ async def check_log(srv: LiveServer, game_id: int, acked: dict[str, int], refuse
         == state
     )
     return state
+
+
+async def two_tabs_of_the_seat_to_act(live: LiveServer) -> tuple[Table, int, int, Client, Client]:
+    """A new table, and a second tab opened for the seat whose turn it is: (table, version, seat, a, b)."""
+    table = await open_table(live)
+    assert table.game_id is not None
+    version, before = await stored_game(live.store, table.game_id)
+    seat = before.turn
+    b = await Client.connect(live.base, table.code)
+    await b.hello(table.tokens[seat])
+    return table, version, seat, table.clients[seat], b
 
 
 async def test_two_tabs_conflicting_moves_with_one_version(live_any_db: LiveServer) -> None:
@@ -109,13 +120,7 @@ async def test_two_tabs_conflicting_moves_with_one_version(live_any_db: LiveServ
 
 
 async def test_two_tabs_conflicting_moves_without_version(live: LiveServer) -> None:
-    table = await open_table(live)
-    assert table.game_id is not None
-    version, before = await stored_game(live.store, table.game_id)
-    seat = before.turn
-    a = table.clients[seat]
-    b = await Client.connect(live.base, table.code)
-    await b.hello(table.tokens[seat])
+    table, version, seat, a, b = await two_tabs_of_the_seat_to_act(live)
     answer = await a.act({"type": "draw", "source": "stock"}, version=version)
     assert answer["type"] == "ack"
     view = (await b.wait_version(version + 1))["game"]
@@ -132,13 +137,7 @@ async def test_two_tabs_conflicting_moves_without_version(live: LiveServer) -> N
 
 
 async def test_the_same_action_from_two_tabs_is_applied_once(live: LiveServer) -> None:
-    table = await open_table(live)
-    assert table.game_id is not None
-    version, before = await stored_game(live.store, table.game_id)
-    seat = before.turn
-    a = table.clients[seat]
-    b = await Client.connect(live.base, table.code)
-    await b.hello(table.tokens[seat])
+    table, version, seat, a, b = await two_tabs_of_the_seat_to_act(live)
     message = {
         "type": "action",
         "id": "same-id",
