@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import resource
 import signal
 import socket
 from types import FrameType
@@ -10,6 +12,7 @@ from types import FrameType
 import uvicorn
 from fastapi import FastAPI
 
+from app.api.request_deadline import deadline_protocol
 from app.config import Settings, get_settings
 from app.logs import configure_logging
 from app.main import create_app
@@ -50,9 +53,27 @@ def uvicorn_config(settings: Settings, app: FastAPI) -> uvicorn.Config:
         ws_max_size=max(65536, 8 * settings.max_frame_bytes),
         ws_ping_interval=20,
         ws_ping_timeout=20,
-        proxy_headers=True,
+        # Connections that send no complete request or handshake in time are closed.
+        http=deadline_protocol(settings.request_timeout_seconds),
+        # Forwarding headers are believed only from TRUSTED_PROXIES, in one place: app.main (uvicorn's own
+        # middleware would believe 127.0.0.1's by default).
+        proxy_headers=False,
         timeout_graceful_shutdown=15,
     )
+
+
+def raise_file_limit() -> tuple[int, int]:
+    """Raise the soft limit on open files to the hard one (each socket is a file; the usual soft limit of
+    1,024 is soon reached). Returns the (soft, hard) limits now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError) as exc:
+            logging.getLogger(__name__).warning("could not raise the open-file limit: %s", exc)
+    return soft, hard
 
 
 def _exit_cleanly(sig: int, frame: FrameType | None) -> None:
@@ -77,6 +98,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "migrate":
         upgrade_head(settings.database_url)
         return
+    soft, _hard = raise_file_limit()
+    logging.getLogger(__name__).info("open-file limit: %s", soft)
     server = build_server(settings)
     tune_gc()  # after the app is built: what it made at import and build time is frozen
     server.run()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
+from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/three-thirteen.db"
@@ -19,15 +21,31 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     public_base_url: str = ""  # e.g. https://cards.example.org; links are relative when empty
-    allowed_origins: str = ""  # comma-separated; empty: any origin may open a WebSocket
+    # Comma-separated; empty: the origin of PUBLIC_BASE_URL when that is set, else any origin.
+    allowed_origins: str = ""
+    # Comma-separated addresses or networks (CIDR) of reverse proxies whose X-Forwarded-For/-Proto are
+    # believed; empty: nobody's (the peer address is the client).
+    trusted_proxies: str = ""
     log_level: str = "info"
     run_migrations: bool = True  # apply `alembic upgrade head` on start
     # Database connections kept open (no overflow: a connection opened and closed per burst costs more
     # than a short wait for one of these; a move holds one for about a millisecond).
     db_pool_size: int = Field(default=10, ge=1, le=200)
 
+    # Several processes on one PostgreSQL: their shared Redis (pub/sub of table changes, driver leases), e.g.
+    # redis://127.0.0.1:6379/0. Empty: one process, nothing else to run.
+    redis_url: str = ""
+    # How long a process's lease on a table's bots and timers lasts without renewal (its takeover time).
+    lease_ms: int = Field(default=2000, ge=200, le=60_000)
+
     bot_delay_ms: int = Field(default=700, ge=0)
     grace_seconds: int = Field(default=60, ge=0)
+    # How long the host's seat may have no open socket, while another person is here, before the host
+    # role passes to that person (so somebody can always start the next game).
+    host_away_seconds: float = Field(default=60, ge=0)
+    # The pause between rounds: the next round's first turn (its timer, the bots) waits until every present
+    # player has pressed Continue, or this many seconds. 0: no pause (the next round starts at once).
+    round_break_seconds: int = Field(default=20, ge=0, le=300)
 
     max_frame_bytes: int = Field(default=8192, ge=256)
     max_messages_per_second: float = Field(default=20.0, gt=0)
@@ -37,10 +55,55 @@ class Settings(BaseSettings):
     send_queue_size: int = Field(default=256, ge=8)  # per socket; a client this far behind is dropped
     max_sockets_per_address: int = Field(default=100, ge=1)  # open WebSockets from one client address
     max_rooms_per_address: int = Field(default=60, ge=1)  # rooms one client address may open per hour
+    max_body_bytes: int = Field(default=16384, ge=1024)  # largest HTTP request body; larger ones get 413
+    lobby_max_per_10s: int = Field(
+        default=20, ge=1
+    )  # lobby commands (options, seats, start) one seat may send
+    max_spectators_per_table: int = Field(default=50, ge=0)  # sockets watching one table
+    max_connects_per_second: float = Field(
+        default=5.0, gt=0
+    )  # new WebSockets from one address (bursts of 4x)
+    room_idle_seconds: int = Field(default=600, ge=1)  # a room no socket has used this long leaves memory
+    # Seconds a connection may take to send a complete request (or WebSocket handshake) before it is closed.
+    request_timeout_seconds: float = Field(default=5.0, gt=0, le=300)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_are_addresses(cls, value: str) -> str:
+        for item in (p.strip() for p in value.split(",")):
+            if item:
+                # ValueError: not an address or network, or a network with host bits set ("10.0.0.1/8"),
+                # which uvicorn would otherwise take for a host name and silently never match.
+                ipaddress.ip_network(item)
+        return value
 
     @property
     def origins(self) -> list[str]:
-        return [o.strip().rstrip("/") for o in self.allowed_origins.split(",") if o.strip()]
+        """Origins allowed to open a WebSocket; empty means any."""
+        listed = [o.strip().rstrip("/") for o in self.allowed_origins.split(",") if o.strip()]
+        if listed or not self.public_base_url.strip():
+            return listed
+        return [origin] if (origin := origin_of(self.public_base_url)) else []
+
+    @property
+    def proxies(self) -> list[str]:
+        """Addresses and networks whose forwarding headers are believed."""
+        return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
+
+
+def origin_of(url: str) -> str | None:
+    """The origin a browser sends for pages under ``url`` (scheme://host[:port], default port left out)."""
+    parts = urlsplit(url.strip())
+    try:
+        given_port = parts.port
+    except ValueError:  # not a number
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    default_port = 443 if parts.scheme == "https" else 80
+    port = "" if given_port in (None, default_port) else f":{given_port}"
+    return f"{parts.scheme}://{host}{port}"
 
 
 @lru_cache(maxsize=1)

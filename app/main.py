@@ -7,11 +7,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
+from fastapi.middleware.gzip import GZipMiddleware
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import metrics
-from app.api import history, ops, pages, rooms, ws
+from app.api import docs, documents, history, ops, pages, qr, rooms, ws
+from app.api.body_limit import BodySizeLimitMiddleware
 from app.api.errors import install_error_handlers
+from app.api.limits import AddressLimits
+from app.api.security_headers import SecurityHeadersMiddleware
 from app.config import Settings, get_settings
 from app.logs import RequestContextMiddleware
 from app.rooms import Clock, RoomManager
@@ -29,7 +33,10 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
             await run_migrations(settings.database_url)
         store = Store(settings.database_url, pool_size=settings.db_pool_size, max_overflow=0)
         manager = RoomManager(store=store, settings=settings, clock=clock)
+        app.state.address_limits = AddressLimits.from_settings(settings, manager.clock)
+        manager.start_sweeping()
         app.state.store, app.state.manager = store, manager
+        manager.start()  # with REDIS_URL: joins the other processes
         try:
             yield
         finally:
@@ -41,6 +48,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         summary="Play Three Thirteen (سه و سیزده), the eleven-round rummy game, with friends.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # app.api.docs serves the API page from this app, under the CSP
+        redoc_url=None,
     )
     app.state.settings = settings
 
@@ -49,15 +58,26 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         if manager is None:
             return 0, 0
         rooms_ = list(manager.rooms.values())
-        return len(rooms_), sum(len(room.connections) for room in rooms_)
+        return len(rooms_), sum(len(room.presence.connections) for room in rooms_)
 
     app.state.metrics = metrics.app_registry(live)
+    # Added innermost first: unknown paths get the client's page, bodies are limited (413s get headers too),
+    # then the real client, request ids, compression, and security headers on every answer.
+    app.middleware("http")(pages.page_for_unknown_path)
+    app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
+    if settings.proxies:  # the one place forwarding headers are believed (uvicorn's own is switched off)
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.proxies)
     app.add_middleware(RequestContextMiddleware)
+    app.add_middleware(GZipMiddleware, minimum_size=500)  # pages, scripts and JSON: a slow phone link
+    app.add_middleware(SecurityHeadersMiddleware)
     install_error_handlers(app)
     app.include_router(rooms.router)
     app.include_router(history.router)
     app.include_router(ws.router)
+    app.include_router(documents.router)
+    app.include_router(qr.router)
     app.include_router(pages.router)
     app.include_router(ops.router)
-    app.mount("/static", StaticFiles(directory=pages.STATIC_DIR, check_dir=False), name="static")
+    app.include_router(docs.router)
+    app.mount("/static", pages.ClientFiles(directory=pages.STATIC_DIR, check_dir=False), name="static")
     return app

@@ -21,7 +21,16 @@ ACTION_LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
     registry=None,
 )
+ROOMS_EVICTED = Counter(
+    "threethirteen_rooms_evicted", "Idle rooms dropped from memory (they reload on demand)", registry=None
+)
 ERRORS = Counter("threethirteen_errors", "Errors answered to clients, by wire code", ["code"], registry=None)
+
+
+def count_error(code: str) -> None:
+    """Count one error answered to a client (REST or WebSocket)."""
+    ERRORS.labels(code=code).inc()
+
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -40,7 +49,7 @@ class LiveCollector(Collector):
 
 def app_registry(live: Callable[[], tuple[int, int]]) -> CollectorRegistry:
     registry = CollectorRegistry(auto_describe=True)
-    for collector in (ACTIONS_APPLIED, ACTION_LATENCY, ERRORS, LiveCollector(live)):
+    for collector in (ACTIONS_APPLIED, ACTION_LATENCY, ERRORS, ROOMS_EVICTED, LiveCollector(live)):
         registry.register(collector)
     return registry
 

@@ -4,8 +4,8 @@ Plays whole 4-seat games through ``Room.handle`` (parse → engine → commit �
 four socket-less connections, and reports the CPU time of each part per action (medians and means):
 
 - ``engine``: ``apply`` alone (the baseline: the rules themselves),
-- ``commit``: ``Store.record_action`` (one transaction),
-- ``render``: building and encoding the state messages of all four seats,
+- ``commit``: ``Store.commit`` (one transaction),
+- ``render``: building and encoding the state messages of all four seats (``render.send_states``),
 - ``total``: the whole ``Room.handle`` call.
 
     python benchmarks/action_cost.py --games 20              # SQLite in a temporary directory
@@ -38,8 +38,9 @@ from app.config import Settings  # noqa: E402
 from app.engine import game as game_module  # noqa: E402
 from app.protocol import parse_client_message  # noqa: E402
 from app.rooms import Connection, RoomManager  # noqa: E402
-from app.rooms import room as room_module  # noqa: E402
+from app.rooms import render as render_module  # noqa: E402
 from app.store import Store, run_migrations  # noqa: E402
+from app.table import commands as commands_module  # noqa: E402
 from benchmarks.load import choose, reset_postgres  # noqa: E402
 
 PARTS: dict[str, list[float]] = defaultdict(list)
@@ -72,23 +73,18 @@ CURRENT: dict[str, float] = {}
 
 
 def drain(conn: Connection) -> list[dict[str, Any]]:
-    out = []
-    while not conn._queue.empty():
-        text = conn._queue.get_nowait()
-        if text is not None:
-            out.append(json.loads(text))
-    return out
+    return [json.loads(text) for text in conn.drain()]
 
 
 async def play_games(database_url: str, games: int) -> int:
     await run_migrations(database_url)
     store = Store(database_url)
-    settings = Settings(_env_file=None, database_url=database_url)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, database_url=database_url, round_break_seconds=0)  # type: ignore[call-arg]
     manager = RoomManager(store=store, settings=settings)
     # instrument after the imports: the room calls these through its module and its store
-    room_module.apply = timed("engine", game_module.apply)  # type: ignore[attr-defined]
-    store.record_action = timed("commit", store.record_action)  # type: ignore[method-assign]
-    room_module.Room.state_for = timed("render", room_module.Room.state_for)  # type: ignore[method-assign]
+    commands_module.apply = timed("engine", game_module.apply)  # type: ignore[attr-defined]
+    store.commit = timed("commit", store.commit)  # type: ignore[method-assign]
+    render_module.send_states = timed("render", render_module.send_states)  # type: ignore[attr-defined]
     actions = 0
     for _ in range(games):
         room, token = await manager.create(name="p0", seat_count=4, bots=[], options={})
@@ -115,7 +111,7 @@ async def play_games(database_url: str, games: int) -> int:
             move = choose(seat_view)
             assert move is not None
             raw = json.dumps(
-                {"type": "action", "id": uuid.uuid4().hex, "version": room.version, "action": move}
+                {"type": "action", "id": uuid.uuid4().hex, "version": room.table.version, "action": move}
             )
             CURRENT.clear()
             t0 = time.process_time()

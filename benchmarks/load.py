@@ -12,6 +12,17 @@ machine is measured with the same sockets and message pattern, for the ratio.
 allows (a saturation run: latency is then queueing time). ``--crash-after S`` SIGKILLs the server after S
 seconds, restarts it, and lets every client reconnect and finish. ``--duration S`` measures a steady-state
 window of S seconds instead of whole games (whole games at human pace take about ten minutes).
+
+Several processes (issue 13), always on PostgreSQL (a database of the run's own) and through Caddy:
+
+    python benchmarks/load.py --processes 1 2 --tables 250 --think 0 --duration 20   # saturation
+    python benchmarks/load.py --processes 1 2 --tables 250 --think 1 --duration 30   # latency at 1 s think
+    python benchmarks/load.py --processes 3 --tables 100 --think 1 --duration 25 --kill-one-after 10
+
+``--processes 1`` is today's single process (no Redis) behind the same Caddy; N > 1 adds a redis-server of
+the run's own. Each value runs in turn in the same invocation, and the summary gives the ratios.
+``--kill-one-after S`` SIGKILLs one process after S seconds; its sockets reconnect through Caddy (with the
+browser's back-off) and the failover time (SIGKILL -> first state on the new socket) is reported.
 """
 
 from __future__ import annotations
@@ -22,8 +33,11 @@ import gc
 import json
 import os
 import random
+import resource
+import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,8 +56,10 @@ sys.path.insert(0, str(ROOT))
 from app.engine import action_from_dict, replay  # noqa: E402
 from app.engine.game import GameState  # noqa: E402
 from app.store.store import Store  # noqa: E402
+from tests.reads import list_actions, load_game_state  # noqa: E402
 
 CARD_ORDER = {"A": 1, "J": 11, "Q": 12, "K": 13}
+BACKOFF_S = (0.3, 1.0, 2.0, 4.0, 8.0)
 
 
 def free_port() -> int:
@@ -77,7 +93,15 @@ class Stats:
     actions: int = 0
     errors: list[str] = field(default_factory=list)
     reconnects: int = 0
+    killed_at: float | None = None  # perf_counter of a --kill-one-after SIGKILL
+    failover_ms: list[float] = field(default_factory=list)  # SIGKILL -> first state on the new socket
+    generator_cpu: float = 0.0  # the load generator's own CPU seconds during the run
+    server_cpu: float = 0.0  # the app processes' CPU seconds during the run (those alive at its end)
+    other_cpu: dict[str, float] = field(default_factory=dict)  # the balancer's and Redis's CPU seconds
+    postgres_cpu: float = 0.0  # every PostgreSQL process's CPU seconds (the server is shared by the run)
+    machine_cpu: float = 0.0  # the whole machine's busy CPU seconds, every process on every core
     acked: dict[str, set[str]] = field(default_factory=dict)  # room code -> acknowledged action ids
+    table_gaps: list[float] = field(default_factory=list)  # each table's median ms between its own moves
     codes: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     peak_rss: float = 0.0
@@ -87,18 +111,22 @@ class Stats:
 class Server:
     """The real server as a subprocess (``python -m app``), restartable."""
 
-    def __init__(self, database_url: str, port: int) -> None:
+    def __init__(self, database_url: str, port: int, **extra: str) -> None:
         self.env = {
             **os.environ,
             "DATABASE_URL": database_url,
             "PORT": str(port),
             "HOST": "127.0.0.1",
             "BOT_DELAY_MS": "0",
+            "ROUND_BREAK_SECONDS": "0",  # no pause between rounds: the benchmark plays without reading
             "LOG_LEVEL": "warning",
             # a benchmark is one address with many sockets playing fast: lift the per-address limits
             "MAX_MESSAGES_PER_SECOND": "1000",
             "MAX_ROOMS_PER_ADDRESS": "100000",
             "MAX_SOCKETS_PER_ADDRESS": "100000",
+            "MAX_CONNECTS_PER_SECOND": "100000",  # 1,000 sockets open at once at the start
+            "LOBBY_MAX_PER_10S": "100000",
+            **extra,
         }
         self.port = port
         self.proc: subprocess.Popen[bytes] | None = None
@@ -182,6 +210,8 @@ class Table:
     async def player(self, seat: int) -> None:
         started = seat != 0
         pending: dict[str, Any] | None = None  # an unacknowledged move, retried after a reconnect
+        attempt = 0
+        lost_at: float | None = None  # when this socket's connection was lost (after a SIGKILL)
         while True:
             try:
                 async with websockets.connect(self.ws + self.code, max_size=2**22, open_timeout=30) as sock:
@@ -194,6 +224,11 @@ class Table:
                         now = time.perf_counter()
                         kind = msg["type"]
                         look = False  # whether the view we hold may now ask for a move
+                        if kind == "state" and lost_at is not None:
+                            killed = self.stats.killed_at
+                            if killed is not None and lost_at >= killed:
+                                self.stats.failover_ms.append((now - killed) * 1000)
+                            lost_at, attempt = None, 0
                         if kind == "ack":
                             if msg["id"] in self.sent and msg["id"] not in self.ack_versions:
                                 self.stats.ack_ms.append((now - self.sent[msg["id"]]) * 1000)
@@ -222,6 +257,12 @@ class Table:
                             if view is not None and view["phase"] == "game_over":
                                 return
                             look = True
+                        elif kind == "presence" and not started and msg["room"]["status"] == "lobby":
+                            # Who is connected changes no version: the host hears it as presence.
+                            if len([s for s in msg["room"]["seats"] if s["connected"]]) == 4:
+                                started = True
+                                await sock.send(json.dumps({"type": "start"}))
+                            continue
                         elif kind == "restarting":
                             break
                         if not look or view is None or view["turn"] != seat or pending is not None:
@@ -238,8 +279,12 @@ class Table:
                         await sock.send(json.dumps(pending))
             except (TimeoutError, OSError, websockets.ConnectionClosed):
                 pass
+            if lost_at is None:
+                lost_at = time.perf_counter()
             self.stats.reconnects += 1
-            await asyncio.sleep(0.5 + self.rng.random())
+            # The browser's back-off (static/js/socket.js): 300 ms, 1 s, 2 s, 4 s, ... plus up to 200 ms.
+            await asyncio.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)] + 0.2 * self.rng.random())
+            attempt += 1
 
     def broadcast_latencies(self) -> list[tuple[float, float]]:
         """(when the action was sent, ms until all four sockets had its state) per acknowledged action."""
@@ -251,11 +296,54 @@ class Table:
         return out
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu() -> float:
+    """CPU seconds used so far by the PostgreSQL processes alive now (backends come and go with the pool,
+    so a run's figure is a difference between two readings; a backend that ended between them is missed)."""
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if (proc / "comm").read_text().strip() in ("postgres", "postmaster"):
+                    total += cpu_seconds(int(proc.name))
+            except OSError:
+                continue
+    return total
+
+
+def machine_cpu() -> float:
+    """Busy CPU seconds of the whole machine so far (all cores; /proc/stat's first line less idle and
+    iowait)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    busy = sum(fields[:8]) - fields[3] - fields[4]
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 async def run_tables(
-    n: int, port: int, think: float, server: Server, crash_after: float | None, duration: float | None
+    n: int,
+    base: str,
+    think: float,
+    servers: list[Server],
+    crash_after: float | None,
+    duration: float | None,
+    kill_one_after: float | None = None,
+    others: dict[str, int] | None = None,
 ) -> Stats:
     stats = Stats()
-    http, ws = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws/"
+    http, ws = base, base.replace("http", "ws", 1) + "/ws/"
     rng = random.Random(7)
     async with httpx.AsyncClient(timeout=30) as client:
         tables = [Table(i, http, ws, stats, think, random.Random(rng.random())) for i in range(n)]
@@ -265,17 +353,23 @@ async def run_tables(
 
     async def sample_rss() -> None:
         while True:
-            if server.proc:
-                peak[0] = max(peak[0], rss_mb(server.proc.pid))
+            peak[0] = max(peak[0], sum(rss_mb(s.proc.pid) for s in servers if s.proc))
             await asyncio.sleep(0.5)
 
     async def crasher() -> None:
         assert crash_after is not None
         await asyncio.sleep(crash_after)
         print(f"  SIGKILL after {crash_after:.0f} s ({stats.actions} actions sent)", flush=True)
-        await asyncio.to_thread(server.kill)
-        await asyncio.to_thread(server.start)
+        await asyncio.to_thread(servers[0].kill)
+        await asyncio.to_thread(servers[0].start)
         print("  restarted", flush=True)
+
+    async def kill_one() -> None:
+        assert kill_one_after is not None
+        await asyncio.sleep(kill_one_after)
+        print(f"  SIGKILL one of {len(servers)} processes after {kill_one_after:.0f} s", flush=True)
+        stats.killed_at = time.perf_counter()
+        servers[0].kill()
 
     # The generator's own cycle-collector pauses would be counted as server latency: off while measuring
     # (its memory grows by the recorded timings only; the server keeps its own collector settings).
@@ -283,6 +377,11 @@ async def run_tables(
     gc.disable()
     sampler = asyncio.create_task(sample_rss())
     crash = asyncio.create_task(crasher()) if crash_after else None
+    killer = asyncio.create_task(kill_one()) if kill_one_after else None
+    cpu_before = own_cpu()
+    server_cpu_before = {s.proc.pid: cpu_seconds(s.proc.pid) for s in servers if s.proc}
+    others_before = {name: cpu_seconds(pid) for name, pid in (others or {}).items()}
+    postgres_before, machine_before = postgres_cpu(), machine_cpu()
     start = time.perf_counter()
     playing = asyncio.gather(*(t.play() for t in tables))
     try:
@@ -290,11 +389,22 @@ async def run_tables(
     except TimeoutError:
         stats.stopped_early = True  # a steady-state window: games stop mid-way, the checks still apply
     elapsed = time.perf_counter() - start
+    stats.generator_cpu = own_cpu() - cpu_before
+    stats.server_cpu = sum(
+        cpu_seconds(pid) - before for pid, before in server_cpu_before.items() if cpu_seconds(pid) > 0
+    )
+    stats.other_cpu = {name: cpu_seconds(pid) - others_before[name] for name, pid in (others or {}).items()}
+    stats.postgres_cpu, stats.machine_cpu = postgres_cpu() - postgres_before, machine_cpu() - machine_before
     gc.enable()
     sampler.cancel()
-    if crash:
-        crash.cancel()
+    for task in (crash, killer):
+        if task:
+            task.cancel()
     for table in tables:
+        sends = sorted(table.sent.values())
+        gaps = [(b - a) * 1000 for a, b in zip(sends, sends[1:], strict=False)]
+        if gaps:
+            stats.table_gaps.append(statistics.median(gaps))
         for sent, ms in table.broadcast_latencies():
             stats.broadcast_ms.append(ms)
             stats.broadcast_at.append((sent - start, ms))
@@ -302,28 +412,34 @@ async def run_tables(
     return stats
 
 
-async def verify(database_url: str, stats: Stats, port: int) -> tuple[int, int, int]:
+async def verify(database_url: str, stats: Stats, base: str) -> tuple[int, int, int]:
     """Every acknowledged action is in the store; every game replays to its stored state."""
     store = Store(database_url)
     missing = replays_bad = games = 0
     async with httpx.AsyncClient(timeout=30) as client:
         for code in stats.codes:
-            info = (await client.get(f"http://127.0.0.1:{port}/api/rooms/{code}")).json()
+            info = (await client.get(f"{base}/api/rooms/{code}")).json()
             if info["game"] is None:
                 continue  # a timed window that ended before this table started
             game_id = info["game"]["id"]
-            actions = await store.list_actions(game_id)
-            ids = {a.client_id for a in actions}
-            missing += len(stats.acked[code] - ids)
-            loaded = await store.load_game_state(game_id)
-            assert loaded is not None
-            state = GameState.from_dict(loaded[1])
-            rebuilt = replay(
-                state.players,
-                state.options,
-                state.seed,
-                [(a.seat, action_from_dict(a.action)) for a in actions],
-            )
+            # A timed window leaves moves in flight: the log and the snapshot are read again (a moment
+            # later) until they are of the same move; a difference that stays is counted.
+            for attempt in range(5):
+                actions = await list_actions(store, game_id)
+                loaded = await load_game_state(store, game_id)
+                assert loaded is not None
+                state = GameState.from_dict(loaded[1])
+                rebuilt = replay(
+                    state.players,
+                    state.options,
+                    state.seed,
+                    [(a.seat, action_from_dict(a.action)) for a in actions],
+                )
+                if rebuilt == state or not stats.stopped_early:
+                    break
+                print(f"  {code}: log of {len(actions)} moves, snapshot after {state.moves}; reading again")
+                await asyncio.sleep(0.5 * (attempt + 1))
+            missing += len(stats.acked[code] - {a.client_id for a in actions})
             replays_bad += rebuilt != state
             games += 1
     await store.close()
@@ -391,7 +507,20 @@ def main() -> None:
         "--duration", type=float, default=None, help="stop after S seconds instead of at the games' end"
     )
     parser.add_argument("--crash-after", type=float, default=None, help="SIGKILL and restart after S seconds")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        nargs="+",
+        default=None,
+        help="through Caddy on PostgreSQL: N app processes (Redis when N > 1); several values run in turn",
+    )
+    parser.add_argument(
+        "--kill-one-after", type=float, default=None, help="with --processes: SIGKILL one process after S s"
+    )
     args = parser.parse_args()
+    if args.processes:
+        run_processes(args)
+        return
 
     if args.postgres:
         database_url = os.environ.get(
@@ -408,10 +537,11 @@ def main() -> None:
     )
     print(f"{args.tables} tables x 4 sockets, think {args.think} s", flush=True)
     try:
+        base = f"http://127.0.0.1:{port}"
         stats = asyncio.run(
-            run_tables(args.tables, port, args.think, server, args.crash_after, args.duration)
+            run_tables(args.tables, base, args.think, [server], args.crash_after, args.duration)
         )
-        games, missing, bad = asyncio.run(verify(database_url, stats, port))
+        games, missing, bad = asyncio.run(verify(database_url, stats, base))
     finally:
         server.stop()
     print(
@@ -427,6 +557,7 @@ def main() -> None:
         " ".join(f"{percentile(windows[w], 0.99):.0f}" for w in sorted(windows)),
         "ms",
     )
+    print(fairness(stats))
     print(
         f"server peak RSS {stats.peak_rss:.0f} MB; errors {len(stats.errors)}; reconnects {stats.reconnects}"
     )
@@ -439,6 +570,170 @@ def main() -> None:
     for q in (0.5, 0.99):
         ratio = percentile(stats.broadcast_ms, q) / percentile(echo, q)
         print(f"ratio action->broadcast / echo at p{int(q * 100)}: {ratio:.1f}x")
+
+
+def run_processes(args: argparse.Namespace) -> None:
+    """Each configuration in turn, then a summary with ratios to the first (same run, same machine)."""
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; load {os.getloadavg()[0]:.1f}")
+    print(f"{args.tables} tables x 4 sockets, think {args.think} s, window {args.duration} s", flush=True)
+    rows = []
+    for n in args.processes:
+        print(
+            f"== {n} process{'es' if n > 1 else ''} behind Caddy" + (" + Redis" if n > 1 else ""), flush=True
+        )
+        stats, checks = run_configuration(n, args)
+        moves = len(stats.ack_ms) / stats.elapsed
+        rows.append((n, stats, moves))
+        print(f"  committed moves/s {moves:.0f}; errors {len(stats.errors)}; reconnects {stats.reconnects}")
+        print("  " + spread("action->ack      ", stats.ack_ms))
+        print("  " + spread("action->broadcast", stats.broadcast_ms))
+        print("  " + fairness(stats))
+        print(
+            f"  CPU: load generator {100 * stats.generator_cpu / stats.elapsed:.0f}% of a core, "
+            f"app processes {100 * stats.server_cpu / stats.elapsed:.0f}%, "
+            + ", ".join(f"{k} {100 * v / stats.elapsed:.0f}%" for k, v in stats.other_cpu.items())
+            + f", postgres {100 * stats.postgres_cpu / stats.elapsed:.0f}%; peak RSS {stats.peak_rss:.0f} MB"
+        )
+        per_move, cores = stats.machine_cpu / max(1, len(stats.ack_ms)), os.cpu_count() or 1
+        print(
+            f"  whole machine: {100 * stats.machine_cpu / stats.elapsed:.0f}% of {cores} cores busy, "
+            f"{1000 * per_move:.2f} ms of CPU per committed move: at most "
+            f"{cores / max(per_move, 1e-9):.0f} moves/s if every core were busy"
+        )
+        if stats.killed_at is not None:
+            print("  " + spread("failover (SIGKILL -> first state)", stats.failover_ms))
+        games, missing, bad = checks
+        print(
+            f"  durability: {games} games checked, {missing} acknowledged moves missing, {bad} replays differ"
+        )
+        for line in stats.errors[:5]:
+            print("  error:", line)
+    first = rows[0]
+    print("summary (ratios to the first configuration, measured in this run):")
+    for n, stats, moves in rows:
+        p99 = percentile(stats.broadcast_ms, 0.99)
+        print(
+            f"  {n} process(es): {moves:6.0f} moves/s ({moves / first[2]:.2f}x), broadcast p50 "
+            f"{percentile(stats.broadcast_ms, 0.5):.0f} ms p99 {p99:.0f} ms "
+            f"({p99 / percentile(first[1].broadcast_ms, 0.99):.2f}x), generator CPU "
+            f"{100 * stats.generator_cpu / stats.elapsed:.0f}%"
+        )
+
+
+def run_configuration(n: int, args: argparse.Namespace) -> tuple[Stats, tuple[int, int, int]]:
+    """n app processes on a fresh PostgreSQL database (and a redis-server when n > 1), behind Caddy."""
+    from tests.scale.cluster import RedisServer, caddyfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="load-"))
+    base_url = os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
+    database_url = asyncio.run(create_database(base_url))
+    redis = RedisServer(tmp) if n > 1 else None
+    servers: list[Server] = []
+    caddy: subprocess.Popen[bytes] | None = None
+    try:
+        extra = {"TRUSTED_PROXIES": "127.0.0.1"}
+        if redis is not None:
+            redis.start()
+            extra["REDIS_URL"] = redis.url
+        servers = [Server(database_url, free_port(), **extra) for _ in range(n)]
+        for server in servers:
+            server.start()
+            wait_http(f"http://127.0.0.1:{server.port}/readyz")
+        balancer_port = free_port()
+        (tmp / "Caddyfile").write_text(caddyfile(balancer_port, [s.port for s in servers]))
+        env = {**os.environ, "HOME": str(tmp), "XDG_DATA_HOME": str(tmp), "XDG_CONFIG_HOME": str(tmp)}
+        with (tmp / "caddy.log").open("ab") as log:
+            caddy = subprocess.Popen(
+                [
+                    shutil.which("caddy") or "/usr/bin/caddy",
+                    "run",
+                    "--config",
+                    str(tmp / "Caddyfile"),
+                    "--adapter",
+                    "caddyfile",
+                ],
+                env=env,
+                stdout=log,
+                stderr=log,
+            )
+        base = f"http://127.0.0.1:{balancer_port}"
+        others = {"caddy": caddy.pid}
+        if redis is not None and redis.proc is not None:
+            others["redis"] = redis.proc.pid
+        wait_http(f"{base}/readyz")
+        time.sleep(1.5)  # every upstream passes Caddy's first health checks
+        stats = asyncio.run(
+            run_tables(
+                args.tables, base, args.think, servers, None, args.duration, args.kill_one_after, others
+            )
+        )
+        checks = asyncio.run(verify(database_url, stats, base))
+        return stats, checks
+    finally:
+        for server in servers:
+            server.stop()
+        if caddy is not None:
+            caddy.kill()
+            caddy.wait()
+        if redis is not None:
+            redis.kill()
+        asyncio.run(drop_database(base_url, database_url))
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def wait_http(url: str, timeout: float = 30) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{url} did not answer 200")
+
+
+def _asyncpg_dsn(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+async def create_database(base_url: str) -> str:
+    """A fresh database of this run's own (other people's runs use the shared one)."""
+    import asyncpg
+    from sqlalchemy.engine import make_url
+
+    name = f"tt_load_{uuid.uuid4().hex[:10]}"
+    admin = await asyncpg.connect(_asyncpg_dsn(base_url))
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    return make_url(base_url).set(database=name).render_as_string(hide_password=False)
+
+
+async def drop_database(base_url: str, url: str) -> None:
+    import asyncpg
+    from sqlalchemy.engine import make_url
+
+    admin = await asyncpg.connect(_asyncpg_dsn(base_url))
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+def fairness(stats: Stats) -> str:
+    """How evenly the server shares itself out (issue 17): the tail against the median, and the slowest
+    table's median time between its own moves against the median table's."""
+    tail = percentile(stats.broadcast_ms, 0.99) / max(percentile(stats.broadcast_ms, 0.5), 1e-9)
+    gaps = stats.table_gaps or [0.0]
+    slowest = max(gaps) / max(statistics.median(gaps), 1e-9)
+    return (
+        f"fairness: broadcast p99/p50 {tail:.1f}x; time between a table's moves: median table "
+        f"{statistics.median(gaps):.0f} ms, slowest table {max(gaps):.0f} ms ({slowest:.1f}x)"
+    )
 
 
 def spread(label: str, values: list[float]) -> str:

@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+# Whole games in tests run without the pause between rounds (the tests of the pause set it themselves);
+# servers started as subprocesses inherit it.
+os.environ.setdefault("ROUND_BREAK_SECONDS", "0")
+
 DEFAULT_TEST_POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 _pg_status: dict[str, str | None] = {}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -21,15 +22,24 @@ def server_env(database_url: str, port: int, **extra: str) -> dict[str, str]:
         "HOST": "127.0.0.1",
         "PORT": str(port),
         "BOT_DELAY_MS": "0",
+        "ROUND_BREAK_SECONDS": "0",  # whole games in tests: no pause between rounds
         "MAX_MESSAGES_PER_SECOND": "1000",
         **extra,
     }
 
 
-def start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """Run ``args`` from the project root; stdout and stderr appended to ``log``."""
+def start(
+    args: list[str], env: dict[str, str], log: Path, *, open_files: tuple[int, int] | None = None
+) -> subprocess.Popen[bytes]:
+    """Run ``args`` from the project root; stdout and stderr appended to ``log``; ``open_files``: the
+    (soft, hard) limit on open files the process starts with."""
+
+    def limit_files() -> None:
+        if open_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, open_files)
+
     with log.open("ab") as out:
-        return subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=out)
+        return subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=out, preexec_fn=limit_files)
 
 
 def wait_ready(
@@ -50,10 +60,15 @@ def wait_ready(
     raise RuntimeError(f"the server was not ready within {timeout} s:\n{log.read_text()[-4000:]}")
 
 
-def start_server_process(database_url: str, port: int, log: Path, **env: str) -> subprocess.Popen[bytes]:
+def start_server_process(
+    database_url: str, port: int, log: Path, *, open_files: tuple[int, int] | None = None, **env: str
+) -> subprocess.Popen[bytes]:
     """``python -m app`` on ``port``, logging at info unless told otherwise; waits for /healthz."""
     proc = start(
-        [sys.executable, "-m", "app"], server_env(database_url, port, **{"LOG_LEVEL": "info", **env}), log
+        [sys.executable, "-m", "app"],
+        server_env(database_url, port, **{"LOG_LEVEL": "info", **env}),
+        log,
+        open_files=open_files,
     )
     wait_ready(proc, f"http://127.0.0.1:{port}", log, timeout=30, path="/healthz")
     return proc

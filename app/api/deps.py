@@ -1,36 +1,34 @@
-"""FastAPI dependencies, as ``Annotated`` aliases."""
+"""FastAPI dependencies, as ``Annotated`` aliases: one provider each, for REST and WebSocket routes alike
+(both are an ``HTTPConnection``)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request, WebSocket
+from fastapi import Depends
+from starlette.requests import HTTPConnection
 
 from app.config import Settings
 from app.rooms import RoomManager
 
+from .limits import AddressLimits
 
-def _manager(request: Request) -> RoomManager:
-    manager: RoomManager = request.app.state.manager
+
+def _manager(connection: HTTPConnection) -> RoomManager:
+    manager: RoomManager = connection.app.state.manager
     return manager
 
 
-def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
+def _settings(connection: HTTPConnection) -> Settings:
+    settings: Settings = connection.app.state.settings
     return settings
 
 
-def ws_manager(websocket: WebSocket) -> RoomManager:
-    manager: RoomManager = websocket.app.state.manager
-    return manager
-
-
-def ws_settings(websocket: WebSocket) -> Settings:
-    settings: Settings = websocket.app.state.settings
-    return settings
+def _limits(connection: HTTPConnection) -> AddressLimits:
+    limits: AddressLimits = connection.app.state.address_limits
+    return limits
 
 
 ManagerDep = Annotated[RoomManager, Depends(_manager)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
-WsManagerDep = Annotated[RoomManager, Depends(ws_manager)]
-WsSettingsDep = Annotated[Settings, Depends(ws_settings)]
+LimitsDep = Annotated[AddressLimits, Depends(_limits)]

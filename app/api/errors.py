@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -9,31 +11,30 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.engine import GameError
-from app.protocol import ProtocolError, wire_error
+from app.metrics import count_error
+from app.protocol import http_status, wire_error
+from app.table import Refusal
 
-HTTP_STATUS = {
-    "room_not_found": 404,
-    "game_not_found": 404,
-    "not_found": 404,
-    "round_not_finished": 409,
-    "game_not_finished": 409,
-    "bad_request": 422,
-    "bad_options": 422,
-    "rate_limited": 429,
-    "internal_error": 500,
-}
+from .security_headers import SECURITY_HEADERS
 
 
 class ErrorPublic(BaseModel):
+    """Every refusal: a stable ``code`` (docs/protocol.md, Error codes) and a message for people."""
+
     code: str
     message: str
 
 
+def refusals(description: str) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a router whose routes validate a body or parameters: their 422 is an
+    ``ErrorPublic`` (``bad_request``…), not FastAPI's ``{detail: [...]}``."""
+    return {422: {"model": ErrorPublic, "description": description}}
+
+
 def error_response(exc: Exception) -> JSONResponse:
     error = wire_error(exc)
-    return JSONResponse(
-        {"code": error.code, "message": error.message}, status_code=HTTP_STATUS.get(error.code, 400)
-    )
+    count_error(error.code)
+    return JSONResponse({"code": error.code, "message": error.message}, status_code=http_status(error.code))
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -52,8 +53,14 @@ def install_error_handlers(app: FastAPI) -> None:
         code = "not_found" if exc.status_code == 404 else "bad_request"
         return JSONResponse({"code": code, "message": str(exc.detail)}, status_code=exc.status_code)
 
-    app.add_exception_handler(Exception, on_refusal)  # bugs: logged by wire_error, answered as internal_error
-    app.add_exception_handler(ProtocolError, on_refusal)
+    async def on_bug(_request: Request, exc: Exception) -> JSONResponse:
+        # Answered by Starlette's outermost middleware, outside SecurityHeadersMiddleware: add them here.
+        response = error_response(exc)
+        response.raw_headers.extend(SECURITY_HEADERS)
+        return response
+
+    app.add_exception_handler(Exception, on_bug)  # bugs: logged by wire_error, answered as internal_error
+    app.add_exception_handler(Refusal, on_refusal)
     app.add_exception_handler(GameError, on_refusal)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)

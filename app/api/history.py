@@ -8,16 +8,21 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from app.engine.frames import replay_steps
-from app.protocol import ProtocolError
+from app.engine.frames import ReplayFrame, replay_steps
+from app.engine.views import HandView
 from app.store.history import GameSummaryRecord, History
+from app.table import Refusal
 
 from .deps import ManagerDep
-from .errors import ErrorPublic
+from .errors import ErrorPublic, refusals
 
-router = APIRouter(prefix="/api", tags=["history"])
+router = APIRouter(
+    prefix="/api",
+    tags=["history"],
+    responses=refusals("bad_request: a path or query parameter is out of range or of the wrong type"),
+)
 
 EXPORT_FORMAT = "three-thirteen/game-record@1"
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
@@ -40,7 +45,8 @@ Since = Annotated[
     datetime | None, Query(description="only games started (leaderboard: finished) at or after")
 ]
 Until = Annotated[datetime | None, Query(description="only games started (leaderboard: finished) before")]
-GameId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+# A game's public id: random, 12 characters (sequential store ids are never accepted, nor given out).
+GameId = Annotated[str, Path(min_length=1, max_length=32, description="the game's public id")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +75,8 @@ class PlayerPublic(BaseModel):
 
 
 class GameSummaryPublic(BaseModel):
-    id: int
-    room: str
+    id: str = Field(description="the game's public id (random): what /api/games/{id} and replay links take")
+    room: str | None = Field(description="the table's code; null while the game is still being played")
     number: int
     status: Literal["playing", "finished"]
     created_at: datetime
@@ -93,26 +99,13 @@ class GamePublic(GameSummaryPublic):
     scores: list[list[int]]
 
 
-class MeldPublic(BaseModel):
-    kind: Literal["set", "run"]
-    cards: list[str]
-
-
-class HandPublic(BaseModel):
-    seat: int
-    cards: list[str]
-    melds: list[MeldPublic]
-    deadwood: list[str]
-    penalty: int
-
-
 class RoundPublic(BaseModel):
-    game_id: int
+    game_id: str
     round: int
     wild_rank: str
     dealer: int
     went_out: int
-    hands: list[HandPublic]
+    hands: list[HandView]
 
 
 class ActionPublic(BaseModel):
@@ -130,47 +123,11 @@ class GameExport(BaseModel):
     final_state: dict[str, Any]
 
 
-class ReplayResult(BaseModel):
-    round: int
-    wild_rank: str
-    dealer: int
-    went_out: int
-    hands: list[HandPublic]
-
-
-class ReplayStep(BaseModel):
-    """One frame of a finished game with every hand open (see ``app.engine.frames``)."""
-
-    index: int
-    kind: Literal["deal", "move", "round_end"]
-    seat: int | None
-    action: dict[str, str] | None
-    card: str | None
-    reshuffled: bool
-    round: int
-    wild_rank: str
-    cards_dealt: int
-    dealer: int
-    turn: int | None
-    phase: Literal["draw", "discard", "round_end", "game_over"]
-    drawn: str | None
-    went_out: int | None
-    final_turns: int
-    hands: list[HandPublic]
-    discard_top: str | None
-    discard_count: int
-    stock_count: int
-    scores: list[list[int]]
-    totals: list[int]
-    winners: list[int]
-    result: ReplayResult | None
-
-
 class GameReplay(BaseModel):
     game: GamePublic
     players: int
     options: dict[str, Any]
-    steps: list[ReplayStep]
+    steps: list[ReplayFrame]  # the engine's frames: the shared table view plus every hand
 
 
 class LeaderPublic(BaseModel):
@@ -190,7 +147,8 @@ class LeaderPage(BaseModel):
 def _summary(record: GameSummaryRecord) -> dict[str, Any]:
     return {
         "id": record.id,
-        "room": record.room_code,
+        # A table still in play is not given out to anyone who reads the public records.
+        "room": record.room_code if record.status == "finished" else None,
         "number": record.number,
         "status": record.status,
         "created_at": record.created_at,
@@ -202,8 +160,8 @@ def _summary(record: GameSummaryRecord) -> dict[str, Any]:
     }
 
 
-def _game_not_found(game_id: int) -> ProtocolError:
-    return ProtocolError("game_not_found", f"no game with id {game_id}")
+def _game_not_found(game_id: str) -> Refusal:
+    return Refusal("game_not_found", f"no game with id {game_id}")
 
 
 @router.get("/rooms/{code}/games", response_model=GamePage, responses=NOT_FOUND)
@@ -257,7 +215,7 @@ async def game_round(
     if not exists:
         raise _game_not_found(game_id)
     if result is None:
-        raise ProtocolError("round_not_finished", f"round {round_number} of game {game_id} has not ended")
+        raise Refusal("round_not_finished", f"round {round_number} of game {game_id} has not ended")
     return {"game_id": game_id, **result}
 
 
@@ -269,9 +227,7 @@ async def export(game_id: GameId, history: HistoryDep) -> dict[str, Any]:
     if record is None:
         raise _game_not_found(game_id)
     if record.summary.status != "finished":
-        raise ProtocolError(
-            "game_not_finished", f"game {game_id} is still being played; export it when it ends"
-        )
+        raise Refusal("game_not_finished", f"game {game_id} is still being played; export it when it ends")
     return {
         "format": EXPORT_FORMAT,
         "game": {**_summary(record.summary), "options": record.options, "scores": record.scores},
@@ -291,9 +247,7 @@ async def game_replay(game_id: GameId, history: HistoryDep) -> dict[str, Any]:
     if record is None:
         raise _game_not_found(game_id)
     if record.summary.status != "finished":
-        raise ProtocolError(
-            "game_not_finished", f"game {game_id} is still being played; replay it when it ends"
-        )
+        raise Refusal("game_not_finished", f"game {game_id} is still being played; replay it when it ends")
     players = len(record.summary.players)
     steps = await asyncio.to_thread(replay_steps, players, record.options, record.seed, record.actions)
     return {

@@ -1,4 +1,4 @@
-"""Operations: readiness (the database answers) and Prometheus metrics."""
+"""Operations: readiness (the database answers, and Redis when configured) and Prometheus metrics."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from app import metrics
+from app.protocol import http_status
 
 from .errors import ErrorPublic
 
@@ -19,10 +20,13 @@ READY_TIMEOUT_SECONDS = 3.0
 
 @router.get(
     "/readyz",
-    responses={503: {"model": ErrorPublic, "description": "the database does not answer, or shutting down"}},
+    responses={
+        503: {"model": ErrorPublic, "description": "the database or Redis does not answer, or shutting down"}
+    },
 )
 async def readyz(request: Request) -> JSONResponse:
-    """200 when this process can serve tables: its database answers and it is not shutting down."""
+    """200 when this process can serve tables: its database answers, so does Redis when it is configured
+    (``{"status": "ok", "redis": "ok"}``), and it is not shutting down."""
     store = getattr(request.app.state, "store", None)
     manager = getattr(request.app.state, "manager", None)
     if store is None or manager is None or manager.draining:
@@ -32,11 +36,20 @@ async def readyz(request: Request) -> JSONResponse:
     except Exception as exc:  # any failure to answer means: not ready
         log.warning("readiness check failed: %s", type(exc).__name__)
         return _not_ready("the database does not answer")
-    return JSONResponse({"status": "ok"})
+    if manager.redis is None:
+        return JSONResponse({"status": "ok"})
+    try:
+        await asyncio.wait_for(manager.redis.ping(), READY_TIMEOUT_SECONDS)
+    except Exception as exc:  # without Redis this process's tables would not hear the others
+        log.warning("readiness check failed (Redis): %s", type(exc).__name__)
+        return _not_ready("Redis does not answer")
+    if not manager.redis.up:
+        return _not_ready("not subscribed to Redis yet")
+    return JSONResponse({"status": "ok", "redis": "ok"})
 
 
 def _not_ready(message: str) -> JSONResponse:
-    return JSONResponse({"code": "not_ready", "message": message}, status_code=503)
+    return JSONResponse({"code": "not_ready", "message": message}, status_code=http_status("not_ready"))
 
 
 @router.get("/metrics", response_class=Response, responses={200: {"content": {"text/plain": {}}}})

@@ -1,11 +1,21 @@
-"""The browser client's pages (home, a room, its history and replays: static/index.html); health."""
+"""The browser client's pages (home, a room, its history and replays: static/index.html), its static files
+with content-hashed URLs and long cache lifetimes, and health."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import base64
+import hashlib
+import json
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path, PurePosixPath
 
-from fastapi import APIRouter
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.types import Scope
+
+from .security_headers import csp_allowing_script
 
 STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
 router = APIRouter()
@@ -13,35 +23,166 @@ router = APIRouter()
 _PLACEHOLDER = (
     "<!doctype html><title>Three Thirteen</title><p>The client is not installed (static/index.html)."
 )
+# The views app.js loads with import(): each page preloads its own (with what they import), so a page's
+# first screen waits for no module it does not show; the rest load after it is drawn.
+PAGE_VIEWS: dict[str, tuple[str, ...]] = {
+    "home": ("js/views/home.js",),
+    "room": ("js/views/lobby.js",),  # the join form and the lobby; the table follows in the background
+    "history": ("js/views/history.js",),
+    "replay": ("js/views/replay.js",),
+    "not_found": (),
+}
+_STATIC_IMPORT = re.compile(r"""^import\s+(?:[^'"();]*?\s+from\s+)?['"](\.{1,2}/[^'"]+)['"]""", re.MULTILINE)
+_ENTRY = "js/app.js"
+_IMMUTABLE = "public, max-age=31536000, immutable"
 
 
-def _index() -> Response:
+def _versions() -> dict[str, str]:
+    """Every client file (path under static/) and a short hash of its content."""
+    return {
+        path.relative_to(STATIC_DIR).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+        for path in sorted(STATIC_DIR.rglob("*"))
+        if path.suffix in (".js", ".css") and path.is_file()
+    }
+
+
+def _eager_modules(versions: dict[str, str], roots: tuple[str, ...] = ()) -> list[str]:
+    """The modules the entry point and ``roots`` import statically, directly or not (in load order, entry
+    first)."""
+    seen: list[str] = []
+    queue = [_ENTRY, *roots]
+    while queue:
+        module = queue.pop(0)
+        if module in seen or module not in versions:
+            continue
+        seen.append(module)
+        folder = PurePosixPath(module).parent
+        for target in _STATIC_IMPORT.findall((STATIC_DIR / module).read_text(encoding="utf-8")):
+            parts: list[str] = []
+            for part in (folder / target).parts:
+                if part == "..":
+                    parts.pop()
+                elif part != ".":
+                    parts.append(part)
+            queue.append("/".join(parts))
+    return seen
+
+
+def _render_index(template: str, versions: dict[str, str], page: str = "home") -> str:
+    """index.html with an import map to content-hashed URLs (every import, static or dynamic, gets a URL that
+    changes when its file does) and a modulepreload for each module of ``page``'s first screen."""
+    url = {path: f"/static/{path}?v={digest}" for path, digest in versions.items()}
+    import_map = {"imports": {f"/static/{path}": url[path] for path in versions if path.endswith(".js")}}
+    mapping = json.dumps(import_map, separators=(",", ":"))
+    _page_cache["csp"] = csp_allowing_script(
+        base64.b64encode(hashlib.sha256(mapping.encode()).digest()).decode()
+    )
+    head = [f'<script type="importmap">{mapping}</script>']
+    modules = _eager_modules(versions, PAGE_VIEWS.get(page, ()))
+    head += [f'<link rel="modulepreload" href="{url[path]}">' for path in modules]
+    head.append(f'<script type="module" src="{url[_ENTRY]}"></script>')
+    head.append(_ROOM_PRELOAD)
+    html = template.replace('<script type="module" src="/static/js/app.js"></script>', "\n  ".join(head))
+    if "css/app.css" in url:
+        html = html.replace('href="/static/css/app.css"', f'href="{url["css/app.css"]}"')
+    return html
+
+
+# Where a room page asks for the room's public info (the join form needs it) at once, alongside the modules,
+# rather than one round trip after them: the same request app.js's api.getRoom makes, so it is reused.
+_ROOM_PRELOAD = "<!--room-preload-->"
+_ROOM_CODE = re.compile(r"[A-Za-z0-9]{1,32}")
+
+
+def _room_preload(code: str) -> str:
+    if not _ROOM_CODE.fullmatch(code):
+        return ""
+    return f'<link rel="preload" href="/api/rooms/{code.upper()}" as="fetch" crossorigin="anonymous">'
+
+
+_page_cache: dict[str, object] = {}
+
+
+def _index_html(page: str = "home") -> str | None:
+    """The rendered index.html for ``page`` (a key of PAGE_VIEWS), made again whenever a client file
+    changes."""
     index = STATIC_DIR / "index.html"
-    if index.is_file():
-        return FileResponse(index, media_type="text/html")
-    return HTMLResponse(_PLACEHOLDER)
+    if not index.is_file():
+        return None
+    stamp = tuple(
+        (path.as_posix(), path.stat().st_mtime_ns) for path in sorted(STATIC_DIR.rglob("*")) if path.is_file()
+    )
+    if _page_cache.get("stamp") != stamp:
+        _page_cache.update(stamp=stamp, versions=_versions(), html={})
+    rendered = _page_cache["html"]
+    assert isinstance(rendered, dict)
+    if page not in rendered:
+        versions = _page_cache["versions"]
+        assert isinstance(versions, dict)
+        rendered[page] = _render_index(index.read_text(encoding="utf-8"), versions, page)
+    return str(rendered[page])
+
+
+def _index(page: str, status_code: int = 200, *, room: str | None = None) -> Response:
+    html = _index_html(page)
+    if html is not None:
+        html = html.replace(_ROOM_PRELOAD, _room_preload(room) if room else "")
+    # The page itself is always checked again: it names the current version of every file.
+    headers = {"Cache-Control": "no-cache", "Content-Security-Policy": str(_page_cache.get("csp", ""))}
+    if not headers["Content-Security-Policy"]:
+        del headers["Content-Security-Policy"]
+    return HTMLResponse(html or _PLACEHOLDER, status_code=status_code, headers=headers)
+
+
+class ClientFiles(StaticFiles):
+    """static/: a URL with the file's current content hash (``?v=``, as index.html writes them) is cached
+    for a year; any other URL is revalidated on every use."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        response = await super().get_response(path, scope)
+        query = scope.get("query_string", b"").decode("latin-1")
+        _index_html()  # keeps the known versions current
+        versions = _page_cache.get("versions")
+        current = isinstance(versions, dict) and f"v={versions.get(path)}" in query.split("&")
+        response.headers["Cache-Control"] = _IMMUTABLE if current else "no-cache"
+        return response
 
 
 @router.get("/", include_in_schema=False)
 async def home() -> Response:
-    return _index()
+    return _index("home")
 
 
 @router.get("/r/{code}", include_in_schema=False)
 async def room_page(code: str) -> Response:
-    return _index()
+    return _index("room", room=code)
 
 
 @router.get("/r/{code}/history", include_in_schema=False)
 async def room_history_page(code: str) -> Response:
-    return _index()
+    return _index("history")
 
 
 @router.get("/r/{code}/replay/{game_id}", include_in_schema=False)
 async def replay_page(code: str, game_id: str) -> Response:
-    return _index()
+    return _index("replay")
 
 
 @router.get("/healthz", tags=["health"])
 async def healthz() -> dict[str, str]:
     return {"status": "ok"}
+
+
+_NOT_PAGES = ("/api/", "/static/", "/ws/")
+
+
+async def page_for_unknown_path(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    """Middleware: an unknown address opened by a browser gets the client (which says "no page here") with a
+    404; the API and every other client keep the JSON 404 `not_found`."""
+    response = await call_next(request)
+    wants_page = request.method in ("GET", "HEAD") and "text/html" in request.headers.get("accept", "")
+    if response.status_code == 404 and wants_page and not request.url.path.startswith(_NOT_PAGES):
+        return _index("not_found", status_code=404)
+    return response

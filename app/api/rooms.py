@@ -4,28 +4,46 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.protocol import ProtocolError, SeatInfo
-from app.rooms import clean_text
+from app.config import Settings
+from app.engine import BotLevel, Options
+from app.protocol import SeatInfo, StateMessage
+from app.protocol.messages import OptionValue
+from app.table import Refusal
+from app.table.text import clean_name
 
-from .deps import ManagerDep, SettingsDep
-from .errors import ErrorPublic
-from .limits import address_limits
+from .deps import LimitsDep, ManagerDep, SettingsDep
+from .errors import ErrorPublic, refusals
 
-router = APIRouter(prefix="/api", tags=["rooms"])
-BotLevel = Literal["easy", "normal", "hard", "random"]
+router = APIRouter(
+    prefix="/api",
+    tags=["rooms"],
+    responses=refusals(
+        "bad_request: the body or a path parameter failed validation; bad_options: a bad option"
+    ),
+)
+# Enforced after trimming (``MAX_NAME_LENGTH``, default 32); 200 only bounds what is read before that.
+NAME_LIMIT: int = Settings.model_fields["max_name_length"].default
+Name = Annotated[
+    str,
+    Field(
+        max_length=200,
+        description=f"1–{NAME_LIMIT} characters after trimming (MAX_NAME_LENGTH), no control characters",
+        json_schema_extra={"minLength": 1, "maxLength": NAME_LIMIT},
+    ),
+]
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorPublic, "description": "unknown room code"}}
 
 
 class RoomCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, Field(max_length=200)]
+    name: Name
     seats: Annotated[int, Field(ge=2, le=8)] = 4
     bots: list[BotLevel] | Annotated[int, Field(ge=0, le=7)] = Field(default_factory=list)
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, OptionValue] = Field(default_factory=dict)
 
 
 class RoomCreated(BaseModel):
@@ -38,18 +56,24 @@ class RoomCreated(BaseModel):
 class RoomJoin(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, Field(max_length=200)]
-    seat: Annotated[int, Field(ge=0, le=7)] | None = None  # take over this bot's seat (lobby, between rounds)
+    name: Name
+    # Ask for this bot's seat: a request the host approves (the answer has a token and no seat yet).
+    seat: Annotated[int, Field(ge=0, le=7)] | None = None
+    program: bool = False  # a program joins (e.g. examples/bot.py): the table shows the seat as a program
 
 
 class JoinResult(BaseModel):
     spectator: bool
     seat: int | None
     token: str | None
+    requested_seat: int | None = Field(
+        default=None,
+        description="the bot's seat asked for: it passes once the host approves (say hello with token)",
+    )
 
 
 class GameSummary(BaseModel):
-    id: int
+    id: str  # the game's public id
     number: int
     status: Literal["playing", "finished"]
 
@@ -61,13 +85,13 @@ class RoomPublic(BaseModel):
     host_seat: int
     seat_count: int
     seats: list[SeatInfo]
-    options: dict[str, Any]
+    options: Options
     spectators: int
     game: GameSummary | None
 
 
 def _name(name: str, max_length: int) -> str:
-    return clean_text(name, max_length=max_length, what="name", code="bad_request")
+    return clean_name(name, max_length=max_length, code="bad_request")
 
 
 @router.post(
@@ -77,41 +101,51 @@ def _name(name: str, max_length: int) -> str:
     responses={429: {"model": ErrorPublic, "description": "too many rooms opened from this address"}},
 )
 async def create_room(
-    body: RoomCreate, request: Request, manager: ManagerDep, settings: SettingsDep
+    body: RoomCreate, request: Request, manager: ManagerDep, settings: SettingsDep, limits: LimitsDep
 ) -> RoomCreated:
     name = _name(body.name, settings.max_name_length)
     address = request.client.host if request.client else "unknown"
-    if not address_limits(request.app, settings, manager.clock).open_room(address):
-        raise ProtocolError("rate_limited", "too many rooms opened from your address; try again later")
+    if not limits.open_room(address):
+        raise Refusal("rate_limited", "too many rooms opened from your address; try again later")
     bots: list[str] = ["normal"] * body.bots if isinstance(body.bots, int) else list(body.bots)
     room, token = await manager.create(name=name, seat_count=body.seats, bots=bots, options=body.options)
     base = settings.public_base_url.rstrip("/")
     return RoomCreated(code=room.code, seat=0, token=token, url=f"{base}/r/{room.code}")
 
 
-@router.post("/rooms/{code}/join", response_model=JoinResult, responses=NOT_FOUND)
+@router.post(
+    "/rooms/{code}/join",
+    response_model=JoinResult,
+    responses={
+        **NOT_FOUND,
+        400: {
+            "model": ErrorPublic,
+            "description": "seat: a person's (not_allowed), or someone asked for it already (seat_requested)",
+        },
+    },
+)
 async def join_room(code: str, body: RoomJoin, manager: ManagerDep, settings: SettingsDep) -> JoinResult:
     name = _name(body.name, settings.max_name_length)
     room = await manager.require(code)
-    seat, token = await room.join(name, body.seat)
-    return JoinResult(spectator=seat is None, seat=seat, token=token)
+    seat, token = await room.join(name, body.seat, program=body.program)
+    return JoinResult(spectator=seat is None, seat=seat, token=token, requested_seat=body.seat)
 
 
 @router.get("/rooms/{code}", response_model=RoomPublic, responses=NOT_FOUND)
 async def get_room(code: str, manager: ManagerDep) -> RoomPublic:
     room = await manager.require(code)
-    info = room.room_info()
+    info, table = room.room_info(), room.table
     game = None
-    if room.game_id is not None and room.game_number is not None:
+    if table.game_public_id is not None and table.game_number is not None:
         game = GameSummary(
-            id=room.game_id,
-            number=room.game_number,
-            status="finished" if room.game is not None and room.game.is_over else "playing",
+            id=table.game_public_id,
+            number=table.game_number,
+            status="finished" if table.game is not None and table.game.is_over else "playing",
         )
     return RoomPublic(
         code=info.code,
         status=info.status,
-        version=room.version,
+        version=table.version,
         host_seat=info.host_seat,
         seat_count=info.seat_count,
         seats=info.seats,
@@ -119,3 +153,11 @@ async def get_room(code: str, manager: ManagerDep) -> RoomPublic:
         spectators=info.spectators,
         game=game,
     )
+
+
+@router.get("/rooms/{code}/state", response_model=StateMessage, responses=NOT_FOUND)
+async def room_state(code: str, manager: ManagerDep) -> Response:
+    """What a spectator sees now: the room and, during a game, its view with no hand: exactly the
+    WebSocket's ``state`` message for a spectator (documented here with every field of the game view)."""
+    room = await manager.require(code)
+    return Response(room.state_for(None), media_type="application/json")

@@ -9,12 +9,13 @@ import logging
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from app.config import Settings
-from app.protocol import ProtocolError, encode, parse_client_message, wire_error
+from app.metrics import count_error
+from app.protocol import MessageRefused, encode, parse_client_message, wire_error
 from app.rooms import Clock, Connection, RoomManager
 from app.rooms.connection import CLOSE_POLICY
+from app.table import Refusal
 
-from .deps import WsManagerDep, WsSettingsDep
-from .limits import address_limits
+from .deps import LimitsDep, ManagerDep, SettingsDep
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -59,17 +60,17 @@ async def _write(websocket: WebSocket, conn: Connection) -> None:
 
 @router.websocket("/ws/{code}")
 async def table_socket(
-    websocket: WebSocket, code: str, manager: WsManagerDep, settings: WsSettingsDep
+    websocket: WebSocket, code: str, manager: ManagerDep, settings: SettingsDep, limits: LimitsDep
 ) -> None:
     origin = websocket.headers.get("origin")
     if settings.origins and origin is not None and origin.rstrip("/") not in settings.origins:
         await websocket.close(CLOSE_POLICY)
         return
-    limits = address_limits(websocket.app, settings, manager.clock)
     address = websocket.client.host if websocket.client else "unknown"
-    if not limits.open_socket(address):
+    if not limits.connect(address) or not limits.open_socket(address):
         await websocket.accept()
-        error = wire_error(ProtocolError("rate_limited", "too many open connections from your address"))
+        error = wire_error(Refusal("rate_limited", "too many connections from your address; wait a moment"))
+        count_error(error.code)
         await websocket.send_text(encode(error))
         await websocket.close(CLOSE_POLICY)
         return
@@ -83,7 +84,8 @@ async def _serve(websocket: WebSocket, code: str, manager: RoomManager, settings
     await websocket.accept()
     room = await manager.get(code)
     if room is None:
-        error = wire_error(ProtocolError("room_not_found", f"there is no room {code[:16]!r}"))
+        error = wire_error(Refusal("room_not_found", f"there is no room {code[:16]!r}"))
+        count_error(error.code)
         await websocket.send_text(encode(error))
         await websocket.close(CLOSE_ROOM_NOT_FOUND)
         return
@@ -108,20 +110,20 @@ async def _serve(websocket: WebSocket, code: str, manager: RoomManager, settings
                 if strikes >= FLOOD_STRIKES:
                     conn.close(CLOSE_POLICY)
                     break
-                conn.send(wire_error(ProtocolError("rate_limited", "slow down: too many messages")))
+                conn.refuse(Refusal("rate_limited", "slow down: too many messages"))
                 continue
             strikes = max(0, strikes - 1)
             if text is None:
-                conn.send(wire_error(ProtocolError("bad_message", "send text frames holding JSON")))
+                conn.refuse(Refusal("bad_message", "send text frames holding JSON"))
                 continue
             if len(text) > settings.max_frame_bytes // 4 and len(text.encode()) > settings.max_frame_bytes:
                 too_large = f"a message is at most {settings.max_frame_bytes} bytes"
-                conn.send(wire_error(ProtocolError("too_large", too_large)))
+                conn.refuse(Refusal("too_large", too_large))
                 continue
             try:
                 message = parse_client_message(text)
-            except ProtocolError as exc:
-                conn.send(wire_error(exc))
+            except MessageRefused as exc:
+                conn.refuse(exc, id=exc.action_id)
                 continue
             await room.handle(conn, message)
     except WebSocketDisconnect:

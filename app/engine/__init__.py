@@ -28,11 +28,13 @@ from .game import (
     new_game,
     replay,
 )
-from .options import Options, default_decks
+from .options import BOT_LEVELS, BotLevel, Options, default_decks
 from .solver import Arrangement, Meld, best_arrangement, go_out_discards, min_penalty
 from .views import spectator_view, view_for
 
 __all__ = [
+    "BOT_LEVELS",
+    "BotLevel",
     "JOKER",
     "Action",
     "Arrangement",

@@ -14,27 +14,23 @@
   goes out when it can (see ``docs/bots.md`` for why waiting never pays in this game).
 
 A bot only ever reads what its seat may know: its own hand, the discard pile, the stock's size, the
-round's public moves (``state.round_log``, or an explicit ``history`` of events whose private cards are
-stripped here before use), the options and the scores. It never reads other hands or the stock order;
-``tests/engine/test_bots.py`` checks that.
+round's public moves (``state.round_log``), the options and the scores. It never reads other hands or the
+stock order; ``tests/engine/test_bots.py`` checks that.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
-from .cards import Card, make_shoe
+from .cards import Card, make_shoe, shoe_size
 from .errors import IllegalAction
-from .game import Action, Discard, Draw, Event, GameState, GoOut, legal_actions
+from .game import Action, Discard, Draw, GameState, GoOut, legal_actions
 from .options import BOT_LEVELS, Options, cards_dealt
 from .solver import best_arrangement, can_go_out, min_penalty, min_penalty_after_discard
-
-PublicEvent = Event | Mapping[str, Any]
 
 # ----------------------------------------------------------------------------------------- tuning (hard)
 GAMMA = 1.0  # weight of the expected one-draw improvement of the hand kept
@@ -76,21 +72,6 @@ def _can_go_out(cards: tuple[Card, ...], wild: int, options: Options) -> bool:
     return can_go_out(cards, wild, options)
 
 
-def _throw_penalties(hand: tuple[Card, ...], wild: int, options: Options) -> dict[Card, int]:
-    """The penalty left after throwing each distinct card of a (sorted) hand.
-
-    A card that is deadwood in a best arrangement leaves exactly ``penalty - points`` (the rest of that
-    arrangement is still best, as no arrangement of the rest plus the card can beat the whole hand's),
-    so only melded cards need the solver.
-    """
-    pen = _pen(hand, wild, options)
-    dead = set(_deadwood(hand, wild, options))
-    return {
-        card: pen - options.points(card) if card in dead else _pen(_without(hand, card), wild, options)
-        for card in set(hand)
-    }
-
-
 def _key(cards: Iterable[Card]) -> tuple[Card, ...]:
     return tuple(sorted(cards))
 
@@ -109,50 +90,6 @@ class Knowledge:
     picked: list[list[Card]] = field(default_factory=list)  # per seat: cards taken from the discard pile
     thrown: list[list[Card]] = field(default_factory=list)  # per seat: cards discarded
     held: list[Counter[Card]] = field(default_factory=list)  # per seat: picked and not thrown since
-
-
-def _public(event: PublicEvent, seat: int) -> Mapping[str, Any]:
-    if isinstance(event, Event):
-        return event.for_seat(seat)
-    data = dict(event)
-    if data.get("source") == "stock" and data.get("seat") != seat:
-        data.pop("card", None)  # another seat's stock draw is never ours to know
-    return data
-
-
-def read_history(events: Iterable[PublicEvent] | None, seat: int, players: int) -> Knowledge:
-    """Fold the public events of a game (or of its current round) into what ``seat`` knows this round.
-
-    Only the public face of each event is read (``Event.for_seat(seat)``), so stock draws of other seats
-    stay hidden even when the caller passes every event of the game.
-    """
-    know = Knowledge()
-
-    def reset() -> None:
-        know.picked = [[] for _ in range(players)]
-        know.thrown = [[] for _ in range(players)]
-        know.held = [Counter() for _ in range(players)]
-
-    reset()
-    for event in events or ():
-        data = _public(event, seat)
-        kind = data.get("kind")
-        if kind in ("round_start", "round_end"):
-            reset()
-            continue
-        who = data.get("seat")
-        text = data.get("card")
-        if not isinstance(who, int) or not 0 <= who < players or text is None:
-            continue
-        card = text if isinstance(text, Card) else Card.parse(str(text))
-        if kind == "draw" and data.get("source") == "discard":
-            know.picked[who].append(card)
-            know.held[who][card] += 1
-        elif kind in ("discard", "go_out"):
-            know.thrown[who].append(card)
-            if know.held[who][card] > 0:
-                know.held[who][card] -= 1
-    return know
 
 
 def read_round_log(state: GameState, seat: int) -> Knowledge:
@@ -192,13 +129,10 @@ def choose_action(
     seat: int,
     level: str = "normal",
     seed: int = 0,
-    history: Iterable[PublicEvent] | None = None,
 ) -> Action:
     """The action a bot of ``level`` takes for ``seat`` now; deterministic given ``seed``.
 
-    What the others picked up and threw comes from ``state.round_log`` (public moves). ``history``, the
-    game's events (as ``apply`` returned them, or their ``for_seat`` dicts), is read instead only when
-    the state has no log (built by hand, or stored before the log existed); only its public face is read.
+    What the others picked up and threw comes from ``state.round_log`` (the round's public moves).
     """
     if level not in BOT_LEVELS:
         raise IllegalAction(f"bot level must be one of {', '.join(BOT_LEVELS)}, got {level!r}")
@@ -211,11 +145,7 @@ def choose_action(
         return _easy(state, seat, actions)
     if level == "normal":
         return _normal(state, seat, actions)
-    if state.round_log or history is None:
-        know = read_round_log(state, seat)
-    else:
-        know = read_history(history, seat, state.players)
-    return _Hard(state, seat, know).choose(actions)
+    return _Hard(state, seat, read_round_log(state, seat)).choose(actions)
 
 
 def _draw_sources(actions: Sequence[Action]) -> set[str]:
@@ -281,10 +211,7 @@ class _Hard:
         players = state.players
         self.next_seat = (seat + 1) % players
         n = cards_dealt(state.round)
-        shoe_size = 52 * state.options.deck_count(players) + (
-            2 * state.options.deck_count(players) if state.options.jokers else 0
-        )
-        stock0 = shoe_size - players * n - 1
+        stock0 = shoe_size(state.options.deck_count(players), state.options.jokers) - players * n - 1
         drawn = stock0 - len(state.stock) + state.reshuffles * stock0
         self.turns = drawn / players  # about how many turns each seat has had this round
         late = min(1.0, self.turns / LATE_TURNS)
@@ -296,7 +223,12 @@ class _Hard:
 
     # -------------------------------------------------------------------------------------- evaluation
     def throws(self, hand: tuple[Card, ...]) -> dict[Card, int]:
-        """``_throw_penalties``, remembering what it learns about each hand left (saves solver calls)."""
+        """The penalty left after throwing each distinct card of a (sorted) hand, remembering what it learns
+        about each hand left (saves solver calls).
+
+        A card that is deadwood in a best arrangement leaves exactly ``penalty - points`` (the rest of that
+        arrangement is still best, as no arrangement of the rest plus the card can beat the whole hand's),
+        so only melded cards need the solver."""
         wild, options = self.wild, self.options
         pen = _pen(hand, wild, options)
         deadwood = _deadwood(hand, wild, options)

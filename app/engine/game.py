@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Literal
 
-from .cards import Card, as_card, make_shoe, rank_name
+from .cards import Card, as_card, hand_order, make_shoe, rank_name
 from .errors import CannotGoOut, CardNotInHand, GameOver, IllegalAction, NotYourTurn, WrongPhase
 from .options import ROUNDS, Options, cards_dealt, check_players, wild_rank
 from .solver import Arrangement, Meld, best_arrangement, go_out_discards
@@ -205,7 +205,7 @@ class GameState:
             "final_turns": self.final_turns,
             "reshuffles": self.reshuffles,
             "moves": self.moves,
-            "results": [r.to_dict() for r in self.results],
+            "results": [_result_dict(r) for r in self.results],
             "round_log": [[seat, kind, str(card) if card else None] for seat, kind, card in self.round_log],
         }
 
@@ -239,8 +239,23 @@ class GameState:
         )
 
 
+_RESULT_DICTS: dict[int, tuple[RoundResult, dict[str, Any]]] = {}
+
+
+def _result_dict(result: RoundResult) -> dict[str, Any]:
+    """A finished round never changes and every later state of its game holds it, so its dict is built
+    once, not on every move's snapshot (shared between snapshots: what ``to_dict`` returns is read-only)."""
+    cached = _RESULT_DICTS.get(id(result))
+    if cached is None or cached[0] is not result:
+        if len(_RESULT_DICTS) > 4096:
+            _RESULT_DICTS.clear()
+        cached = (result, result.to_dict())
+        _RESULT_DICTS[id(result)] = cached
+    return cached[1]
+
+
 def _sorted_hand(cards: Iterable[Card]) -> tuple[Card, ...]:
-    return tuple(sorted(cards, key=lambda c: (c.rank == 0, "SHDC*".index(c.suit), c.rank)))
+    return tuple(sorted(cards, key=hand_order))
 
 
 def _deal(players: int, options: Options, seed: int, round_number: int, dealer: int) -> dict[str, Any]:

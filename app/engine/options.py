@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Literal, get_args
 
-from .cards import Card
+from .cards import DECK_SIZE, Card, shoe_size
 from .errors import OptionsError
 
 MIN_PLAYERS = 2
@@ -13,7 +13,8 @@ MAX_PLAYERS = 8
 ROUNDS = 11
 FACE_VALUES = ("ten", "rank")
 TURN_TIMERS = (0, 30, 60, 120)
-BOT_LEVELS = ("easy", "normal", "hard", "random")
+BotLevel = Literal["easy", "normal", "hard", "random"]
+BOT_LEVELS: tuple[str, ...] = get_args(BotLevel)
 
 
 def cards_dealt(round_number: int) -> int:
@@ -31,7 +32,7 @@ def default_decks(players: int) -> int:
     if players <= 2:
         return 1
     decks = 2
-    while 52 * decks < 13 * players + 12:
+    while DECK_SIZE * decks < 13 * players + 12:
         decks += 1
     return decks
 
@@ -47,13 +48,14 @@ class Options:
     joker_points: int = 15
     natural_in_every_meld: bool = False
     turn_timer: int = 0
+    hints: bool = False  # a player may ask the server for the discard that leaves the fewest points
 
     def __post_init__(self) -> None:
         if self.decks is not None and (
             isinstance(self.decks, bool) or not isinstance(self.decks, int) or not 1 <= self.decks <= 4
         ):
             raise OptionsError(f"decks must be 1 to 4 (or empty for 'by player count'), got {self.decks!r}")
-        for name in ("jokers", "ace_high_low", "natural_in_every_meld"):
+        for name in ("jokers", "ace_high_low", "natural_in_every_meld", "hints"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionsError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if self.face_values not in FACE_VALUES:
@@ -71,8 +73,7 @@ class Options:
         """Decks used for ``players`` seats; raises OptionsError if round 11 would leave no stock."""
         check_players(players)
         decks = self.decks if self.decks is not None else default_decks(players)
-        cards = 52 * decks + (2 * decks if self.jokers else 0)
-        if cards < 13 * players + 2:
+        if shoe_size(decks, self.jokers) < 13 * players + 2:
             raise OptionsError(
                 f"{decks} deck(s) cannot deal 13 cards to {players} players and keep a stock; "
                 f"choose more decks or leave the count empty"

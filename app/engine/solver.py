@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card, as_cards, rank_from_name
+from .cards import Card, as_cards, rank_from_name, rank_order
 from .options import Options
 
 _UNLIMITED = 15  # more spare-wild room than any hand can use
@@ -71,18 +71,14 @@ def _wild_rank_value(wild_rank: int | str) -> int:
     )
 
 
-def _sort_key(card: Card) -> tuple[int, int]:
-    return (card.rank, "*SHDC".index(card.suit))
-
-
 class _Search:
     def __init__(self, cards: tuple[Card, ...], wild: int, options: Options) -> None:
         self.options = options
         self.wild = wild
-        ordered = sorted(cards, key=_sort_key)
+        ordered = sorted(cards, key=rank_order)
         self.wilds = sorted(
             (c for c in ordered if c.rank == wild or c.is_joker),
-            key=lambda c: (options.points(c), _sort_key(c)),
+            key=lambda c: (options.points(c), rank_order(c)),
         )
         naturals = [c for c in ordered if c.rank != wild and not c.is_joker]
         self.wild_count = len(self.wilds)
@@ -254,7 +250,7 @@ class _Search:
         for card in dict.fromkeys(self.wilds):
             if self._rest_melds_without_wild(card, full):
                 found.append(card)
-        return sorted(found, key=_sort_key)
+        return sorted(found, key=rank_order)
 
     def _rest_melds_without_wild(self, card: Card, full: int) -> bool:
         lone_natural_wild = (
@@ -298,7 +294,7 @@ class _Search:
         penalty = sum(self.options.points(c) for c in deadwood)
         forced_cost = sum((self.options.points(c) << _COUNT_BITS) + _UNMELDED for c in self.forced)
         assert (penalty << _COUNT_BITS) + len(deadwood) * _UNMELDED + len(melds) == total + forced_cost
-        deadwood.sort(key=_sort_key)
+        deadwood.sort(key=rank_order)
         return Arrangement(tuple(melds), tuple(deadwood), penalty)
 
     def _build(self, chosen: list[_Core], spare: int, room: int) -> tuple[list[Meld], list[Card]]:
@@ -329,13 +325,13 @@ class _Search:
         assert not pool
         melds = [self._meld(core, fill) for core, fill in groups]
         if own_cards:
-            melds.append(Meld("set", tuple(sorted(own_cards, key=_sort_key))))
+            melds.append(Meld("set", tuple(sorted(own_cards, key=rank_order))))
         return melds, deadwood
 
     def _meld(self, core: _Core, fill: list[Card]) -> Meld:
         if core.kind == "set":
             naturals = [self.naturals[index] for _, index in core.members]
-            return Meld("set", tuple(naturals + sorted(fill, key=_sort_key)))
+            return Meld("set", tuple(naturals + sorted(fill, key=rank_order)))
         high = 14 if self.options.ace_high_low else 13
         placed = {pos: self.naturals[index] for pos, index in core.members}
         bottom, top = min(placed), max(placed)
@@ -348,7 +344,7 @@ class _Search:
                 bottom -= 1
                 slots.append(bottom)
         suit = self.naturals[core.members[0][1]].suit
-        wilds = sorted(fill, key=_sort_key)
+        wilds = sorted(fill, key=rank_order)
         for slot in sorted(slots):
             # a card of the wild rank goes to its own place when that place is free
             own = next((w for w in wilds if w.rank == slot and w.suit == suit), None)

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+)
 
-BotLevel = Literal["easy", "normal", "hard", "random"]
+from app.engine import Action, BotLevel, Card, Discard, Draw, GoOut, Options
+from app.engine.views import SeatView
+
+# A house-rule value as a client sends it; the engine's Options says which are valid (code bad_options).
+OptionValue = int | bool | str | None
 
 
 class _In(BaseModel):
@@ -26,15 +35,24 @@ class DrawMove(_In):
     type: Literal["draw"]
     source: Literal["stock", "discard"]
 
+    def to_action(self) -> Action:
+        return Draw(self.source)
+
 
 class DiscardMove(_In):
     type: Literal["discard"]
     card: Annotated[str, Field(min_length=1, max_length=8)]
 
+    def to_action(self) -> Action:
+        return Discard(Card.parse(self.card))
+
 
 class GoOutMove(_In):
     type: Literal["go_out"]
     card: Annotated[str, Field(min_length=1, max_length=8)]
+
+    def to_action(self) -> Action:
+        return GoOut(Card.parse(self.card))
 
 
 Move = Annotated[DrawMove | DiscardMove | GoOutMove, Field(discriminator="type")]
@@ -61,6 +79,18 @@ class ChatIn(_In):
     text: Annotated[str, Field(max_length=4000)]
 
 
+# Quick reactions beside the chat: a fixed few, so a reaction can carry nothing but itself.
+Reaction = Literal["👍", "👏", "😂", "😮", "😢", "🤔"]
+REACTIONS: tuple[str, ...] = get_args(Reaction)
+
+
+class ReactIn(_In):
+    """A quick reaction from a seated player, heard by the whole table (rate-limited with the chat)."""
+
+    type: Literal["react"]
+    emoji: Reaction
+
+
 class Resync(_In):
     type: Literal["resync"]
 
@@ -71,7 +101,7 @@ class Ping(_In):
 
 class SetOptions(_In):
     type: Literal["set_options"]
-    options: dict[str, Any] | None = None
+    options: dict[str, OptionValue] | None = None
     seats: Annotated[int, Field(ge=2, le=8)] | None = None
 
 
@@ -93,12 +123,74 @@ class BotSeat(_In):
     level: BotLevel = "normal"
 
 
+class MakeHost(_In):
+    """Host: hand the host role to another person's seat (any status)."""
+
+    type: Literal["make_host"]
+    seat: Annotated[int, Field(ge=0, le=7)]
+
+
+class RequestSeat(_In):
+    """A spectator asks for a bot's seat (any time); the host approves, unless it was the asker's seat."""
+
+    type: Literal["request_seat"]
+    seat: Annotated[int, Field(ge=0, le=7)]
+    name: Annotated[str, Field(max_length=200)] | None = None  # needed unless the seat was the asker's
+
+
+class WithdrawRequest(_In):
+    """The asker takes back a request the host has not answered yet."""
+
+    type: Literal["withdraw_request"]
+
+
+class ApproveSeat(_In):
+    """Host: the request for this bot's seat stands; the seat passes at the next moment the rules allow."""
+
+    type: Literal["approve_seat"]
+    seat: Annotated[int, Field(ge=0, le=7)]
+
+
+class DeclineSeat(_In):
+    """Host: no to the request for this bot's seat."""
+
+    type: Literal["decline_seat"]
+    seat: Annotated[int, Field(ge=0, le=7)]
+
+
 class Start(_In):
     type: Literal["start"]
 
 
+class Continue(_In):
+    """A player has read the round's results: the pause between rounds may end (see ``RoomInfo``)."""
+
+    type: Literal["continue"]
+
+
 class Rematch(_In):
+    """Host, once a game is finished: the next game at once, with the same seats and rules."""
+
     type: Literal["rematch"]
+
+
+class Reopen(_In):
+    """Host, once a game is finished: back to the lobby with the same seats and rules, to change them
+    (seats, bots, house rules) before starting the next game."""
+
+    type: Literal["reopen"]
+
+
+class Ready(_In):
+    """A seated person, in the lobby: "I am in for the next game" (the ready check: ``RoomInfo.ready``)."""
+
+    type: Literal["ready"]
+
+
+class HintIn(_In):
+    """Ask for the discard that leaves the fewest points (only where the table's ``hints`` option is on)."""
+
+    type: Literal["hint"]
 
 
 ClientMessage = Annotated[
@@ -111,8 +203,18 @@ ClientMessage = Annotated[
     | AddBot
     | RemoveSeat
     | BotSeat
+    | MakeHost
+    | RequestSeat
+    | WithdrawRequest
+    | ApproveSeat
+    | DeclineSeat
     | Start
-    | Rematch,
+    | Continue
+    | Rematch
+    | Reopen
+    | Ready
+    | HintIn
+    | ReactIn,
     Field(discriminator="type"),
 ]
 client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -129,8 +231,18 @@ CLIENT_TYPES: tuple[str, ...] = tuple(
             AddBot,
             RemoveSeat,
             BotSeat,
+            MakeHost,
+            RequestSeat,
+            WithdrawRequest,
+            ApproveSeat,
+            DeclineSeat,
             Start,
+            Continue,
             Rematch,
+            Reopen,
+            Ready,
+            HintIn,
+            ReactIn,
         )
     )
 )
@@ -139,11 +251,36 @@ CLIENT_TYPES: tuple[str, ...] = tuple(
 # ----- server → client -----------------------------------------------------------------------------------
 
 
+def _unset(value: object) -> bool:
+    return value is None
+
+
+# A field that is left out of the JSON when it does not apply.
+Only = Field(default=None, exclude_if=_unset)
+
+
 class Welcome(_Out):
     type: Literal["welcome"] = "welcome"
     room: str
     seat: int | None
     you_are_host: bool
+    requested_seat: int | None = Only  # a spectator whose token asked for this bot's seat
+
+
+class SeatRequested(_Out):
+    """To the asker only: the request stands (see the seat's ``request``). ``token`` is new when the asker
+    had none: keep it; it opens the seat once it passes (and finds the request again after a reconnect)."""
+
+    type: Literal["seat_requested"] = "seat_requested"
+    seat: int
+    token: str | None = Only
+
+
+class SeatRequest(_Out):
+    """Someone asks for this bot's seat (everyone sees it; the host answers)."""
+
+    name: str
+    approved: bool  # approved (or the seat's former player): it passes at the next round (or now)
 
 
 class SeatInfo(_Out):
@@ -153,6 +290,8 @@ class SeatInfo(_Out):
     bot_level: str | None
     connected: bool
     auto: bool = False  # a person away longer than the grace period: the server plays their turns
+    program: bool = False  # a seat played by a program its player runs (not one of the server's bots)
+    request: SeatRequest | None = Only  # a bot's seat somebody asked for (left out when nobody did)
 
 
 class RoomInfo(_Out):
@@ -161,20 +300,53 @@ class RoomInfo(_Out):
     host_seat: int
     seat_count: int
     seats: list[SeatInfo]
-    options: dict[str, Any]
+    options: Options
     spectators: int
-    game_id: int | None
+    game_id: str | None  # the current game's public id (the one history and replay URLs take)
     game_number: int | None
     turn_deadline: str | None = None  # ISO 8601 UTC: when the server plays the current turn (turn timer)
     server_time: str | None = None  # ISO 8601 UTC when this state was made, to correct client clocks
+    # The pause between rounds: when it ends at the latest (ISO 8601 UTC; null: no pause on), and the seats
+    # whose players pressed Continue. The round's first turn starts when it ends.
+    break_until: str | None = None
+    continued: list[int] = []
+    # The lobby's ready check: the seats whose players said they are in for the next game.
+    ready: list[int] = []
+
+
+class EventView(_Out):
+    """Something that just happened at the table, as this seat may see it (another seat's stock draw has
+    no ``card``). Only the fields of its ``kind`` are sent."""
+
+    kind: Literal["draw", "discard", "go_out", "reshuffle", "round_end", "game_end", "round_start"]
+    seat: int | None = Only
+    source: Literal["stock", "discard"] | None = Only
+    card: str | None = Only
+    stock_count: int | None = Only  # reshuffle: the new stock
+    final_turns: int | None = Only  # go_out: turns still owed
+    round: int | None = Only  # round_end, round_start
+    penalties: list[int] | None = Only  # round_end
+    dealer: int | None = Only  # round_start
+    winners: list[int] | None = Only  # game_end
+    totals: list[int] | None = Only  # game_end
+    auto: bool | None = Only  # draw, discard, go_out: true when the server played it for a person
 
 
 class StateMessage(_Out):
     type: Literal["state"] = "state"
     version: int
     room: RoomInfo
-    game: dict[str, Any] | None  # exactly the engine's view_for / spectator_view for this connection
-    events: list[dict[str, Any]] = Field(default_factory=list)
+    game: SeatView | None  # exactly the engine's view_for for this connection's seat (None: spectator)
+    events: list[EventView] = Field(default_factory=list)
+
+
+class PresenceMessage(_Out):
+    """Who is at the table changed (or a tab reconnected already holding the current version): the room
+    part of a state, without the game."""
+
+    type: Literal["presence"] = "presence"
+    version: int
+    room: RoomInfo
 
 
 class Ack(_Out):
@@ -198,6 +370,22 @@ class ChatOut(_Out):
     at: str
 
 
+class ReactionOut(_Out):
+    type: Literal["reaction"] = "reaction"
+    seat: int
+    emoji: Reaction
+
+
+class HintOut(_Out):
+    """The answer to ``hint``, to the asking socket only: throw ``card`` (going out with it when
+    ``go_out``), leaving ``penalty`` points unmelded."""
+
+    type: Literal["hint"] = "hint"
+    card: str
+    go_out: bool
+    penalty: int
+
+
 class Pong(_Out):
     type: Literal["pong"] = "pong"
 
@@ -207,7 +395,18 @@ class Restarting(_Out):
 
 
 ServerMessage = Annotated[
-    Welcome | StateMessage | Ack | ErrorMessage | ChatOut | Pong | Restarting, Field(discriminator="type")
+    Welcome
+    | SeatRequested
+    | StateMessage
+    | PresenceMessage
+    | Ack
+    | ErrorMessage
+    | ChatOut
+    | ReactionOut
+    | HintOut
+    | Pong
+    | Restarting,
+    Field(discriminator="type"),
 ]
 server_message_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 

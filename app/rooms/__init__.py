@@ -4,7 +4,7 @@ from .broadcast import Broadcaster, InProcessBroadcaster, Notice
 from .clock import Clock, SystemClock
 from .connection import Connection, ConnectionState
 from .manager import RoomManager
-from .room import Room, RoomStatus, Seat, WrongStatus, clean_text
+from .room import Room
 from .tokens import CODE_ALPHABET, hash_token, new_room_code, normalize_code
 
 __all__ = [
@@ -17,11 +17,7 @@ __all__ = [
     "Notice",
     "Room",
     "RoomManager",
-    "RoomStatus",
-    "Seat",
     "SystemClock",
-    "WrongStatus",
-    "clean_text",
     "hash_token",
     "new_room_code",
     "normalize_code",

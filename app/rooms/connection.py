@@ -6,7 +6,8 @@ import asyncio
 import itertools
 from enum import StrEnum
 
-from app.protocol import encode
+from app.metrics import count_error
+from app.protocol import encode, wire_error
 from app.protocol.messages import _Out
 
 _ids = itertools.count(1)
@@ -36,6 +37,8 @@ class Connection:
     def __init__(self, *, max_queue: int = 256) -> None:
         self.id = next(_ids)
         self.seat: int | None = None
+        # The hash of the token it said hello with (or was given when it asked for a seat); None: anonymous.
+        self.token_hash: str | None = None
         self.state = ConnectionState.OPEN
         self.close_code: int | None = None
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
@@ -54,6 +57,12 @@ class Connection:
     def send(self, message: _Out) -> None:
         self.send_text(encode(message))
 
+    def refuse(self, exc: BaseException, *, id: str | None = None) -> None:
+        """Answer a refused message (or a bug) with its wire error, and count it."""
+        error = wire_error(exc, id=id)
+        count_error(error.code)
+        self.send(error)
+
     def send_text(self, text: str) -> None:
         if self.state is ConnectionState.CLOSED:
             return
@@ -71,6 +80,15 @@ class Connection:
         self.state = ConnectionState.CLOSED
         self.close_code = code
         self._queue.put_nowait(None)
+
+    def drain(self) -> list[str]:
+        """Take every message queued so far, without waiting (for tests and benchmarks: no socket)."""
+        out = []
+        while not self._queue.empty():
+            text = self._queue.get_nowait()
+            if text is not None:
+                out.append(text)
+        return out
 
     async def next_outgoing(self) -> str | None:
         """The next text to write, or None when the socket should be closed."""

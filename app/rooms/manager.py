@@ -1,23 +1,35 @@
-"""RoomManager: creates rooms, loads them lazily from the store, and keeps them cached."""
+"""RoomManager: creates rooms, loads them lazily from the store, and keeps them cached.
+
+With ``REDIS_URL`` it also connects this process to the others: notices over Redis pub/sub, leases on
+tables' drivers, and a heartbeat saying which seats are at each table through this process.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import timedelta
 from typing import Any
 
 from app.config import Settings
-from app.engine import Options
-from app.protocol import ProtocolError, Restarting
-from app.store import CodeTaken, SeatRecord, Store
+from app.metrics import ROOMS_EVICTED
+from app.protocol import Restarting
+from app.store import CodeTaken, Store
+from app.table import Refusal
+from app.table.commands import new_table
 
-from .broadcast import Broadcaster, InProcessBroadcaster
+from .broadcast import Broadcaster, InProcessBroadcaster, Notice, RedisBroadcaster
 from .clock import Clock, SystemClock
 from .connection import CLOSE_RESTART
+from .lease import Leases, RedisLeases
 from .room import Room
 from .tokens import hash_token, new_room_code, new_token, normalize_code
 
 log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 1.5  # how often a process says which seats it has at each table
+SILENT_AFTER_SECONDS = 3 * HEARTBEAT_SECONDS  # a process not heard from for this long has died
+EVERY_ROOM = "*"  # the channel of notices about every table (the heartbeat)
 
 
 class RoomManager:
@@ -31,10 +43,57 @@ class RoomManager:
     ) -> None:
         self.store, self.settings = store, settings
         self.clock: Clock = clock or SystemClock()
+        self.leases: Leases | None = None
+        self.redis: RedisBroadcaster | None = None
+        if broadcaster is None and settings.redis_url:
+            self.redis = RedisBroadcaster(settings.redis_url, on_resync=self._resync)
+            self.leases = RedisLeases(self.redis.redis, self.redis.process_id, settings.lease_ms)
+            broadcaster = self.redis
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
+        self._heartbeat: asyncio.Task[None] | None = None
         self.rooms: dict[str, Room] = {}
-        self._loading: dict[str, asyncio.Lock] = {}
+        self._loading: dict[str, tuple[asyncio.Lock, list[int]]] = {}  # code -> (lock, [callers waiting])
+        self._sweeper: asyncio.Task[None] | None = None
         self.draining = False  # shutting down: /readyz says no, rooms take no new moves
+
+    def start(self) -> None:
+        """Connect to the other processes (with Redis); in one process there is nothing to start."""
+        if self.redis is not None:
+            self.redis.start()
+            self._heartbeat = asyncio.create_task(self._beat(), name="presence-heartbeat")
+            self.broadcaster.subscribe(EVERY_ROOM, self._heard_heartbeat)
+
+    def _resync(self, code: str | None) -> None:
+        """Notices may have been missed (a room's channel was just joined, Redis came back): reload."""
+        rooms = list(self.rooms.values()) if code is None else [r for r in [self.rooms.get(code)] if r]
+        for room in rooms:
+            room.others.resync_soon(reload=True)
+
+    async def _beat(self) -> None:
+        """Say, in one notice for all tables, which seats each has here; forget what silent processes said."""
+        while not self.draining:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            silent = self.clock.monotonic() - SILENT_AFTER_SECONDS
+            tables: dict[str, dict[str, Any]] = {}
+            for room in list(self.rooms.values()):
+                room.others.forget_silent(silent)
+                if room.has_sockets():
+                    tables[room.code] = room.others.here()
+            payload = {"process": self.broadcaster.process_id, "tables": tables}
+            try:
+                await self.broadcaster.publish(Notice(EVERY_ROOM, "here", 0, payload))
+            except Exception:
+                log.exception("the presence heartbeat failed")
+
+    def _heard_heartbeat(self, notice: Notice) -> None:
+        """Another process's heartbeat: what it has at each table loaded here (nothing, if not listed)."""
+        process = notice.payload.get("process")
+        if process == self.broadcaster.process_id:
+            return
+        tables = notice.payload.get("tables", {})
+        for code, room in list(self.rooms.items()):
+            said = tables.get(code, {"process": process, "seats": [], "spectators": 0})
+            room.others.heard_heartbeat(Notice(code, "here", 0, said))
 
     async def get(self, code: str) -> Room | None:
         """The live room for ``code`` (case-insensitive), loading it from the store on first use."""
@@ -44,56 +103,58 @@ class RoomManager:
         room = self.rooms.get(normalized)
         if room is not None:
             return room
-        lock = self._loading.setdefault(normalized, asyncio.Lock())
+        lock, callers = self._loading.setdefault(normalized, (asyncio.Lock(), [0]))
+        callers[0] += 1
+        try:
+            return await self._load(normalized, lock)
+        finally:
+            callers[0] -= 1
+            if not callers[0]:  # the last one out drops the lock: codes looked up leave nothing behind
+                self._loading.pop(normalized, None)
+
+    async def _load(self, normalized: str, lock: asyncio.Lock) -> Room | None:
         async with lock:  # two sockets arriving at once must share one Room
             room = self.rooms.get(normalized)
             if room is None:
-                record = await self.store.load_room(normalized)
-                if record is None:
+                loaded = await self.store.load_table(normalized)
+                if loaded is None:
                     return None
                 room = Room(
-                    record,
+                    loaded,
                     store=self.store,
                     settings=self.settings,
                     clock=self.clock,
                     broadcaster=self.broadcaster,
+                    leases=self.leases,
                 )
                 self.rooms[normalized] = room
-                room.kick_bots()  # a bot's turn that was pending when the server stopped
-                room.kick_timers()  # a turn timer or an absent seat: deadlines are derived from the store
+                room.driver.kick()  # a bot's turn, a timer or an absent seat: all derived from the store
         return room
 
     async def require(self, code: str) -> Room:
         room = await self.get(code)
         if room is None:
-            raise ProtocolError("room_not_found", f"there is no room {code[:16]!r}; check the code or link")
+            raise Refusal("room_not_found", f"there is no room {code[:16]!r}; check the code or link")
         return room
 
     async def create(
         self, *, name: str, seat_count: int, bots: list[str], options: dict[str, Any]
     ) -> tuple[Room, str]:
         """Open a room in the lobby with the host in seat 0 and ``bots`` after it. Returns (room, token)."""
-        if not 2 <= seat_count <= 8:
-            raise ProtocolError("bad_request", "a table has 2 to 8 seats")
-        if 1 + len(bots) > seat_count:
-            raise ProtocolError(
-                "bad_request", f"{len(bots)} bots and the host do not fit in {seat_count} seats"
-            )
-        checked = Options.from_dict(options)
-        checked.deck_count(seat_count)
         token = new_token()
-        seats = [SeatRecord(0, name, token_hash=hash_token(token))]
-        seats += [SeatRecord(i + 1, f"Bot {i + 2}", True, level) for i, level in enumerate(bots)]
         for _ in range(10):
             code = new_room_code()
+            table = new_table(
+                code=code,
+                host=name,
+                token_hash=hash_token(token),
+                bots=bots,
+                seat_count=seat_count,
+                options=options,
+                now=self.clock.now(),
+            )
             try:
-                await self.store.create_room(
-                    code=code,
-                    seat_count=seat_count,
-                    options=checked.to_dict(),
-                    seats=seats,
-                    now=self.clock.now(),
-                )
+                await self.store.create_room(table, now=self.clock.now())
             except CodeTaken:
                 continue
             room = await self.get(code)
@@ -112,15 +173,48 @@ class RoomManager:
         except TimeoutError:
             log.error("shutdown: moves still in flight after %.0f s; not waiting longer", finish_seconds)
         for room in rooms:
-            for conn in list(room.connections):
+            for conn in list(room.presence.connections):
                 conn.send(Restarting())
                 conn.close(CLOSE_RESTART)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + flush_seconds
-        while loop.time() < deadline and any(r.connections for r in self.rooms.values()):
+        while loop.time() < deadline and any(r.presence.connections for r in self.rooms.values()):
             await asyncio.sleep(0.01)  # the sockets' writers deliver `restarting`, then detach
+
+    async def evict_idle(self) -> int:
+        """Rooms that no socket has used for ``ROOM_IDLE_SECONDS`` and that have nothing due (no bot or timer
+        to play) leave memory; the store is the truth, so they load again when someone comes back."""
+        idle_for = timedelta(seconds=self.settings.room_idle_seconds)
+        now, evicted = self.clock.now(), 0
+        for code, room in list(self.rooms.items()):
+            if room.presence.idle_since(now) < idle_for or room.lock.locked() or room.next_wake() is not None:
+                continue
+            del self.rooms[code]
+            await room.close()
+            evicted += 1
+        ROOMS_EVICTED.inc(evicted)
+        return evicted
+
+    def start_sweeping(self) -> None:
+        """Evict idle rooms every little while (started with the app)."""
+
+        async def sweep() -> None:
+            while not self.draining:
+                await self.clock.sleep(min(60.0, self.settings.room_idle_seconds / 2))
+                await self.evict_idle()
+
+        self._sweeper = asyncio.create_task(sweep(), name="room-sweeper")
 
     async def close(self) -> None:
         """Server shutdown: tell every socket to reconnect later, stop bots."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
         await self.announce_restart(flush_seconds=0)
         self.rooms.clear()
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            await asyncio.gather(self._heartbeat, return_exceptions=True)
+        if self.leases is not None:
+            await self.leases.close()
+        await self.broadcaster.close()

@@ -23,6 +23,15 @@ def normalize_code(code: str) -> str | None:
     return code if _CODE_SHAPE.fullmatch(code) else None
 
 
+# A game's public id: 12 characters of 33 (≈ 2**60), no look-alikes; never in sequence (issue: guessable ids).
+PUBLIC_ID_ALPHABET = "abcdefghijkmnopqrstuvwxyz23456789"
+PUBLIC_ID_LENGTH = 12
+
+
+def new_public_id() -> str:
+    return "".join(secrets.choice(PUBLIC_ID_ALPHABET) for _ in range(PUBLIC_ID_LENGTH))
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 

@@ -1,27 +1,12 @@
 """Persistence: SQLAlchemy 2 async models, migrations runner, and the store's read/write functions."""
 
 from .db import make_engine, normalize_url, run_migrations, upgrade_head
-from .store import (
-    AckRecord,
-    ActionRecord,
-    CodeTaken,
-    GameRecord,
-    RoomRecord,
-    RoundScore,
-    SeatRecord,
-    Store,
-    StoreError,
-    VersionConflict,
-)
+from .store import AckRecord, CodeTaken, LoadedTable, Store, StoreError, VersionConflict
 
 __all__ = [
     "AckRecord",
-    "ActionRecord",
     "CodeTaken",
-    "GameRecord",
-    "RoomRecord",
-    "RoundScore",
-    "SeatRecord",
+    "LoadedTable",
     "Store",
     "StoreError",
     "VersionConflict",

@@ -6,13 +6,15 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
 
 ROOT = Path(__file__).resolve().parents[2]
 ALEMBIC_INI = ROOT / "alembic.ini"
 SQLITE_BUSY_TIMEOUT_MS = 5000
+MIGRATION_LOCK_KEY = 0x7431_3331  # the PostgreSQL advisory lock taken while migrating ("t313")
 
 
 def normalize_url(url: str) -> str:
@@ -72,11 +74,33 @@ def alembic_config(url: str) -> Any:
 
 
 def upgrade_head(url: str) -> None:
-    """``alembic upgrade head`` (blocking: the async env runs its own event loop)."""
+    """``alembic upgrade head`` (blocking: the async env runs its own event loop). On PostgreSQL, under an
+    advisory lock: processes started together migrate one after the other (the first does the work, the
+    others find the schema at head)."""
+    if is_sqlite(normalize_url(url)):
+        _alembic_upgrade(url)
+    else:
+        asyncio.run(_upgrade_under_lock(url))
+
+
+def _alembic_upgrade(url: str) -> None:
     from alembic import command
 
     ensure_sqlite_dir(normalize_url(url))
     command.upgrade(alembic_config(url), "head")
+
+
+async def _upgrade_under_lock(url: str) -> None:
+    engine = create_async_engine(normalize_url(url), poolclass=NullPool)
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+            try:
+                await asyncio.to_thread(_alembic_upgrade, url)
+            finally:
+                await conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK_KEY})
+    finally:
+        await engine.dispose()
 
 
 async def run_migrations(url: str) -> None:

@@ -26,7 +26,7 @@ class PlayerRecord:
 
 @dataclass(frozen=True, slots=True)
 class GameSummaryRecord:
-    id: int
+    id: str  # the game's public id (random; the store's own id never leaves the server)
     room_code: str
     number: int
     status: str
@@ -128,7 +128,7 @@ class History:
                 winners = [p.seat for p, t in zip(seats, game_totals, strict=True) if t == low]
             out.append(
                 GameSummaryRecord(
-                    id=row.id,
+                    id=row.public_id,
                     room_code=row.room_code,
                     number=row.number,
                     status=row.status,
@@ -177,11 +177,17 @@ class History:
         query = _in_window(select(GameRow).where(GameRow.id.in_(ids)), GameRow.created_at, since, until)
         return await self._page(query, limit, offset)
 
-    async def game(self, game_id: int) -> GameDetailRecord | None:
+    async def _row(self, session: Any, public_id: str) -> GameRow | None:
+        """The game with this public id (sequential store ids are not looked up: they are never public)."""
+        result: GameRow | None = await session.scalar(select(GameRow).where(GameRow.public_id == public_id))
+        return result
+
+    async def game(self, public_id: str) -> GameDetailRecord | None:
         async with self.sessions() as session:
-            row = await session.get(GameRow, game_id)
+            row = await self._row(session, public_id)
             if row is None:
                 return None
+            game_id = row.id
             scores = (
                 await session.execute(
                     select(RoundScoreRow.round, RoundScoreRow.seat, RoundScoreRow.penalty)
@@ -196,28 +202,28 @@ class History:
         rows = [[sheet[r].get(p.seat, 0) for p in summary.players] for r in sorted(sheet)]
         return GameDetailRecord(summary, dict(row.options), rows)
 
-    async def round_result(self, game_id: int, round_number: int) -> tuple[bool, dict[str, Any] | None]:
+    async def round_result(self, public_id: str, round_number: int) -> tuple[bool, dict[str, Any] | None]:
         """(game exists, the ended round's revealed hands or None while that round is not over)."""
         async with self.sessions() as session:
-            row = await session.get(GameRow, game_id)
+            row = await self._row(session, public_id)
             if row is None:
                 return False, None
             results = row.state.get("results", [])
         ended = [r for r in results if r.get("round") == round_number]
         return True, (ended[0] if ended else None)
 
-    async def export(self, game_id: int) -> GameExportRecord | None:
+    async def export(self, public_id: str) -> GameExportRecord | None:
         """The complete record of a game (only meaningful, and only served, once it is finished)."""
-        detail = await self.game(game_id)
+        detail = await self.game(public_id)
         if detail is None:
             return None
         async with self.sessions() as session:
-            row = await session.get(GameRow, game_id)
+            row = await self._row(session, public_id)
             assert row is not None
             actions = (
                 await session.execute(
                     select(ActionRow.seat, ActionRow.action)
-                    .where(ActionRow.game_id == game_id)
+                    .where(ActionRow.game_id == row.id)
                     .order_by(ActionRow.seq)
                 )
             ).all()

@@ -16,6 +16,7 @@ from sqlalchemy import (
     MetaData,
     String,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -67,15 +68,27 @@ class SeatRow(Base):
     is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
     bot_level: Mapped[str | None] = mapped_column(String(16), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # A program someone runs with the protocol (not the server's bot): shown as one at the table.
+    is_program: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # A bot's seat: the (hashed) token of the person it was handed from, who may take it back unasked.
+    former_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # A bot's seat: someone asking for it (pending, or approved and waiting for the next round).
+    claim_name: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    claim_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    claim_approved: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class GameRow(Base):
     """One game played at a room, with its options, seed, players and the latest state snapshot."""
 
     __tablename__ = "games"
-    __table_args__ = (UniqueConstraint("room_code", "number", name="uq_games_room_number"),)
+    __table_args__ = (
+        UniqueConstraint("room_code", "number", name="uq_games_room_number"),
+        UniqueConstraint("public_id", name="uq_games_public_id"),
+    )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)  # never leaves the server
+    public_id: Mapped[str] = mapped_column(String(16))  # random: the game's id in every public URL
     room_code: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"), index=True)
     number: Mapped[int] = mapped_column(Integer)
     options: Mapped[dict[str, Any]] = mapped_column(JSON)

@@ -9,24 +9,44 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, delete, func, insert, select, update
+from sqlalchemy import Table as SqlTable
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
+from app.engine import GameState, Options, action_from_dict, action_to_dict, apply
+from app.table import (
+    AddSeat,
+    Change,
+    Claim,
+    RecordMove,
+    RemoveSeat,
+    Reopen,
+    ReplaceSeat,
+    RoomStatus,
+    Seat,
+    SetHost,
+    SetLobby,
+    StartGame,
+    Table,
+)
+
+from . import pg_moves
 from .db import is_sqlite, make_engine
 from .models import ActionRow, GamePlayerRow, GameRow, RoomRow, RoundScoreRow, SeatRow
 
 # The tables themselves, for Core statements on the hot path (every move) without the ORM's unit of work.
-ROOMS: Table = RoomRow.__table__  # type: ignore[assignment]
-ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
-GAMES: Table = GameRow.__table__  # type: ignore[assignment]
-SCORES: Table = RoundScoreRow.__table__  # type: ignore[assignment]
-PLAYERS: Table = GamePlayerRow.__table__  # type: ignore[assignment]
+ROOMS: SqlTable = RoomRow.__table__  # type: ignore[assignment]
+ACTIONS: SqlTable = ActionRow.__table__  # type: ignore[assignment]
+GAMES: SqlTable = GameRow.__table__  # type: ignore[assignment]
+SCORES: SqlTable = RoundScoreRow.__table__  # type: ignore[assignment]
+PLAYERS: SqlTable = GamePlayerRow.__table__  # type: ignore[assignment]
+SEATS: SqlTable = SeatRow.__table__  # type: ignore[assignment]
 
 # A move's statements, built once (parameters are passed at each execution).
 _MOVE_ROOM = (
@@ -35,6 +55,12 @@ _MOVE_ROOM = (
     .values(version=bindparam("version"), status=bindparam("status"))
 )
 _INSERT_ACTION = insert(ACTIONS)
+_SET_TOTAL = (
+    update(PLAYERS)
+    .where(PLAYERS.c.game_id == bindparam("b_id"), PLAYERS.c.seat == bindparam("b_seat"))
+    .values(total=bindparam("total"), won=bindparam("won"))
+)
+_MOVE_GAME_VERSION = update(GAMES).where(GAMES.c.id == bindparam("b_id")).values(version=bindparam("version"))
 _MOVE_GAME = (
     update(GAMES)
     .where(GAMES.c.id == bindparam("b_id"))
@@ -60,15 +86,6 @@ class VersionConflict(StoreError):
 
 
 @dataclass(frozen=True, slots=True)
-class SeatRecord:
-    index: int
-    name: str
-    is_bot: bool = False
-    bot_level: str | None = None
-    token_hash: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class AckRecord:
     """What an accepted client action produced, to answer its retries."""
 
@@ -76,48 +93,12 @@ class AckRecord:
     version: int
 
 
-@dataclass(slots=True)
-class GameRecord:
-    id: int
-    number: int
-    status: str
-    version: int
-    seed: int
-    state: dict[str, Any]
-    acks: dict[str, AckRecord] = field(default_factory=dict)
-    created_at: datetime | None = None
-    actions: list[ActionRecord] = field(default_factory=list)  # the game's log, in order (for replays)
-
-
-@dataclass(slots=True)
-class RoomRecord:
-    code: str
-    status: str
-    version: int
-    host_seat: int
-    seat_count: int
-    options: dict[str, Any]
-    created_at: datetime
-    seats: list[SeatRecord]
-    game: GameRecord | None
-
-
 @dataclass(frozen=True, slots=True)
-class ActionRecord:
-    seq: int
-    seat: int
-    action: dict[str, Any]
-    client_id: str | None
-    version: int
-    created_at: datetime | None = None  # when it was committed (UTC)
+class LoadedTable:
+    """A room read back from the store: the table, and the acks of its current game's client actions."""
 
-
-@dataclass(frozen=True, slots=True)
-class RoundScore:
-    round: int
-    seat: int
-    name: str
-    penalty: int
+    table: Table
+    acks: dict[str, AckRecord]
 
 
 class Store:
@@ -131,6 +112,22 @@ class Store:
         self._sqlite_writer = asyncio.Lock() if is_sqlite(url) else None
         self._queued: list[tuple[Callable[[AsyncConnection], Awaitable[None]], asyncio.Future[None]]] = []
         self._committer: asyncio.Task[None] | None = None
+        # On PostgreSQL, writers take the pool's connections in the order they asked (see _fair_turn).
+        self._write_turns = None if is_sqlite(url) else asyncio.Semaphore(pg_moves.pool_size(self.engine))
+
+    @contextlib.asynccontextmanager
+    async def _fair_turn(self) -> AsyncIterator[None]:
+        """A writer's turn at the PostgreSQL pool, first come first served. The pool's own wait is not fair:
+        a connection handed back wakes the longest waiter, but whoever asks before that waiter runs (the
+        writer that just gave it back, a move that just arrived) takes it, and the waiter goes to the back
+        of the queue again. At saturation some tables then wait seconds while others move (p99 about 60×
+        p50 in benchmarks/load.py). Holding one of pool-size turns first keeps the pool from running dry
+        under writers, and the turns are handed out in order."""
+        if self._write_turns is None:
+            yield
+            return
+        async with self._write_turns:
+            yield
 
     @contextlib.asynccontextmanager
     async def _writing(self) -> AsyncIterator[AsyncSession]:
@@ -148,6 +145,10 @@ class Store:
         if self._sqlite_writer is not None:
             await self._group_commit(work)
             return
+        async with self._fair_turn():
+            await self._transact_pg(work)
+
+    async def _transact_pg(self, work: Callable[[AsyncConnection], Awaitable[None]]) -> None:
         for attempt in range(2):
             # Pooled connections are not pinged before use (a round trip per move); one found dead (the
             # database restarted) is replaced and the transaction run again, once. That is safe: a
@@ -205,38 +206,52 @@ class Store:
 
     # ----- rooms and seats -------------------------------------------------------------------------
 
-    async def create_room(
-        self,
-        *,
-        code: str,
-        seat_count: int,
-        options: dict[str, Any],
-        seats: list[SeatRecord],
-        now: datetime,
-    ) -> None:
-        """Insert a room in the lobby with its first seats (the host first); CodeTaken if the code is used."""
+    async def load_game(self, game_id: int) -> tuple[int, GameState] | None:
+        """(version, state) of one game as it is now: its snapshot with the round's logged moves replayed.
+        The version is that of the last move replayed (SQLite reads each statement at its own moment)."""
+        async with self.sessions() as session:
+            if self._sqlite_writer is None:  # the snapshot and the log read at one moment
+                await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+            game = await session.get(GameRow, game_id)
+            if game is None:
+                return None
+            log = (
+                await session.execute(
+                    select(ACTIONS.c.seq, ACTIONS.c.seat, ACTIONS.c.action, ACTIONS.c.version)
+                    .where(ACTIONS.c.game_id == game_id, ACTIONS.c.seq > game.state["moves"])
+                    .order_by(ACTIONS.c.seq)
+                )
+            ).all()
+            version = log[-1].version if log else game.version
+            return version, _replay_round(game.state, [(seq, seat, action) for seq, seat, action, _ in log])
+
+    async def create_room(self, table: Table, *, now: datetime) -> None:
+        """Insert a new room (in the lobby, with its first seats); CodeTaken if the code is used."""
         try:
             async with self._writing() as session:
                 session.add(
                     RoomRow(
-                        code=code,
+                        code=table.code,
                         created_at=now,
-                        status="lobby",
-                        options=options,
-                        seat_count=seat_count,
-                        host_seat=0,
+                        status=table.status.value,
+                        options=table.options.to_dict(),
+                        seat_count=table.seat_count,
+                        host_seat=table.host_seat,
                         current_game_id=None,
-                        version=1,
+                        version=table.version,
                     )
                 )
                 await session.flush()
-                session.add_all(_seat_row(code, seat, now) for seat in seats)
+                session.add_all(_seat_row(table.code, seat, now) for seat in table.seats)
         except IntegrityError as exc:
-            raise CodeTaken(code) from exc
+            raise CodeTaken(table.code) from exc
 
-    async def load_room(self, code: str) -> RoomRecord | None:
-        """The room with its seats and current game (state snapshot and the acks of its client actions)."""
+    async def load_table(self, code: str) -> LoadedTable | None:
+        """The room as a table: its seats, its current game (snapshot), and when its turn and last move
+        began (the commit times in the game's log), with the acks of the game's client actions."""
         async with self.sessions() as session:
+            if self._sqlite_writer is None:  # one snapshot for every read: another process may be writing
+                await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
             room = await session.get(RoomRow, code)
             if room is None:
                 return None
@@ -245,160 +260,105 @@ class Store:
                     select(SeatRow).where(SeatRow.room_code == code).order_by(SeatRow.seat_index)
                 )
             ).all()
-            game: GameRecord | None = None
+            seats = tuple(_seat(s) for s in seat_rows)
+            started = last_move = _utc(room.created_at)
+            game: GameRow | None = None
+            acks: dict[str, AckRecord] = {}
             if room.current_game_id is not None:
-                row = await session.get(GameRow, room.current_game_id)
-                if row is not None:
-                    # The whole log: acks answer retries; the room replays it for the bots' public history
-                    # and reads the turn timer's start from the last commit.
-                    actions = [
-                        _action_record(a)
-                        for a in await session.scalars(
-                            select(ActionRow).where(ActionRow.game_id == row.id).order_by(ActionRow.seq)
-                        )
-                    ]
-                    game = GameRecord(
-                        id=row.id,
-                        number=row.number,
-                        status=row.status,
-                        version=row.version,
-                        seed=row.seed,
-                        state=row.state,
-                        acks={a.client_id: AckRecord(a.seat, a.version) for a in actions if a.client_id},
-                        created_at=_utc(row.created_at),
-                        actions=actions,
-                    )
-            return RoomRecord(
+                game = await session.get(GameRow, room.current_game_id)
+            if game is not None:
+                started = last_move = _utc(game.created_at)
+                log = await session.execute(
+                    select(ACTIONS.c.client_id, ACTIONS.c.seat, ACTIONS.c.version, ACTIONS.c.created_at)
+                    .add_columns(ACTIONS.c.action, ACTIONS.c.seq)
+                    .where(ACTIONS.c.game_id == game.id)
+                    .order_by(ACTIONS.c.seq)
+                )
+                moves: list[tuple[int, int, dict[str, Any]]] = []
+                for client_id, seat, version, created_at, action, seq in log:
+                    last_move = _utc(created_at)
+                    if action.get("type") != "draw":  # a discard hands the turn on
+                        started = last_move
+                    if client_id:
+                        acks[client_id] = AckRecord(seat, version)
+                    moves.append((seq, seat, action))
+            table = Table(
                 code=room.code,
-                status=room.status,
+                status=RoomStatus(room.status),
                 version=room.version,
                 host_seat=room.host_seat,
                 seat_count=room.seat_count,
-                options=dict(room.options),
-                created_at=room.created_at,
-                seats=[
-                    SeatRecord(s.seat_index, s.name, s.is_bot, s.bot_level, s.token_hash) for s in seat_rows
-                ],
-                game=game,
+                options=Options.from_dict(room.options),
+                seats=seats,
+                turn_started=started,
+                last_move_at=last_move,
+                game=None if game is None else _replay_round(game.state, moves),
+                game_id=None if game is None else game.id,
+                game_number=None if game is None else game.number,
+                game_seed=0 if game is None else game.seed,
+                game_public_id=None if game is None else game.public_id,
             )
+            return LoadedTable(table, acks)
 
-    async def add_seat(self, *, code: str, version: int, seat: SeatRecord, now: datetime) -> None:
-        """Seat a person or a bot at ``seat.index``; the room moves to ``version``."""
+    async def commit(self, change: Change) -> int | None:
+        """Make a table change durable: the room moves from ``change.from_version`` to its table's version
+        in one transaction with what the change writes, or VersionConflict if another writer moved it
+        first. Returns the new game's id for a started game."""
+        write, code, version, now = change.write, change.table.code, change.table.version, change.at
+        if isinstance(write, RecordMove):
+            await self._record_move(code, version, write, now)
+            return None
         async with self._writing() as session:
-            await _bump(session, code, version)
-            session.add(_seat_row(code, seat, now))
+            if isinstance(write, StartGame):
+                return await _start_game(session, code, version, write, now)
+            values: dict[str, Any] = {}
+            if isinstance(write, SetLobby):
+                values = {"options": write.options.to_dict(), "seat_count": write.seat_count}
+            elif isinstance(write, Reopen):  # the finished game stays current: the next one's number goes on
+                values = {"status": change.table.status.value}
+            elif isinstance(write, SetHost | RemoveSeat):  # a removal below the host moves the host down
+                values = {"host_seat": change.table.host_seat}
+            await _bump(session, code, version, **values)
+            if isinstance(write, AddSeat):
+                session.add(_seat_row(code, write.seat, now))
+            elif isinstance(write, ReplaceSeat):
+                await _replace_seat(session, code, write.seat)
+            elif isinstance(write, RemoveSeat):
+                await _remove_seat(session, code, write.index)
+        return None
 
-    async def remove_seat(self, *, code: str, version: int, index: int) -> None:
-        """Remove a seat; the seats above it move down by one (the game needs seats 0..n-1)."""
-        async with self._writing() as session:
-            await _bump(session, code, version)
-            await session.execute(
-                delete(SeatRow).where(SeatRow.room_code == code, SeatRow.seat_index == index)
-            )
-            above = (
-                await session.scalars(
-                    select(SeatRow)
-                    .where(SeatRow.room_code == code, SeatRow.seat_index > index)
-                    .order_by(SeatRow.seat_index)
-                )
-            ).all()
-            for row in above:  # one by one, lowest first, so the unique (room, index) is never violated
-                row.seat_index -= 1
-                await session.flush()
-
-    async def update_seat(self, *, code: str, version: int, seat: SeatRecord) -> None:
-        """Change who sits at ``seat.index`` (a person handed to a bot, a bot taken over by a person)."""
-        async with self._writing() as session:
-            await _bump(session, code, version)
-            result = await session.execute(
-                update(SeatRow)
-                .where(SeatRow.room_code == code, SeatRow.seat_index == seat.index)
-                .values(
-                    name=seat.name, is_bot=seat.is_bot, bot_level=seat.bot_level, token_hash=seat.token_hash
-                )
-            )
-            if result.rowcount != 1:  # type: ignore[attr-defined]
-                raise StoreError(f"room {code} has no seat {seat.index}")
-
-    async def update_lobby(
-        self, *, code: str, version: int, options: dict[str, Any], seat_count: int
-    ) -> None:
-        async with self._writing() as session:
-            await _bump(session, code, version, options=options, seat_count=seat_count)
-
-    async def start_game(
-        self,
-        *,
-        code: str,
-        version: int,
-        number: int,
-        seed: int,
-        options: dict[str, Any],
-        players: list[dict[str, Any]],
-        state: dict[str, Any],
-        now: datetime,
-    ) -> int:
-        """Create game ``number`` of the room and make it current (room: playing). Returns the game id."""
-        async with self._writing() as session:
-            row = GameRow(
-                room_code=code,
-                number=number,
-                options=options,
-                seed=seed,
-                players=players,
-                status="playing",
-                version=version,
-                state=state,
-                created_at=now,
-                finished_at=None,
-            )
-            session.add(row)
-            await session.flush()
-            session.add_all(
-                GamePlayerRow(
-                    game_id=row.id,
-                    seat=p["seat"],
-                    name=p["name"],
-                    name_key=name_key(p["name"]),
-                    is_bot=bool(p.get("bot")),
-                    total=None,
-                    won=None,
-                )
-                for p in players
-            )
-            await _bump(
-                session,
-                code,
-                version,
-                status="playing",
-                current_game_id=row.id,
-                seat_count=len(players),
-                options=options,
-            )
-            return row.id
-
-    async def record_action(
-        self,
-        *,
-        code: str,
-        game_id: int,
-        version: int,
-        seq: int,
-        seat: int,
-        action: dict[str, Any],
-        client_id: str | None,
-        state: dict[str, Any],
-        finished: bool,
-        round_scores: list[RoundScore],
-        now: datetime,
-    ) -> None:
-        """One accepted move, in ONE transaction: the log row, the snapshot, the room version, the scores.
+    async def _record_move(self, code: str, version: int, move: RecordMove, now: datetime) -> None:
+        """One accepted move, in ONE transaction: the log row, the room version, and, when the move ends a
+        round (or the game), the game's snapshot and the round's scores. A move inside a round writes no
+        snapshot: loading replays the round's logged moves onto the last one (``_replay_round``).
 
         Core statements on one connection (no ORM unit of work): this runs for every move of every table.
         """
+        finished = move.state.is_over
+        status = "finished" if finished else "playing"
+        action = action_to_dict(move.action)
+        # Seats change only with a move that ends a round (one is dealt) or the game: one with a snapshot.
+        snapshot = bool(move.round_scores or move.final_totals or finished or move.seats)
+        if self._sqlite_writer is None and not snapshot:
+            try:  # most moves, on PostgreSQL: one statement on the driver
+                async with self._fair_turn():
+                    await pg_moves.record_move(
+                        self.engine,
+                        code=code,
+                        version=version,
+                        status=status,
+                        game_id=move.game_id,
+                        seq=move.state.moves,
+                        seat=move.seat,
+                        action=action,
+                        client_id=move.client_id,
+                        now=now,
+                    )
+            except pg_moves.MoveNotApplied as exc:
+                raise VersionConflict(str(exc)) from None
+            return
 
         async def write(conn: AsyncConnection) -> None:
-            status = "finished" if finished else "playing"
             bumped = await conn.execute(
                 _MOVE_ROOM, {"b_code": code, "b_from": version - 1, "version": version, "status": status}
             )
@@ -407,80 +367,61 @@ class Store:
             await conn.execute(
                 _INSERT_ACTION,
                 {
-                    "game_id": game_id,
-                    "seq": seq,
-                    "seat": seat,
+                    "game_id": move.game_id,
+                    "seq": move.state.moves,
+                    "seat": move.seat,
                     "action": action,
-                    "client_id": client_id,
+                    "client_id": move.client_id,
                     "version": version,
                     "created_at": now,
                 },
             )
+            if not snapshot:
+                await conn.execute(_MOVE_GAME_VERSION, {"b_id": move.game_id, "version": version})
+                return
             await conn.execute(
                 _MOVE_GAME,
                 {
-                    "b_id": game_id,
-                    "state": state,
+                    "b_id": move.game_id,
+                    "state": move.state.to_dict(),
                     "version": version,
                     "status": status,
                     "finished_at": now if finished else None,
                 },
             )
-            if round_scores:
+            if move.round_scores:
                 await conn.execute(
                     insert(SCORES),
                     [
                         {
-                            "game_id": game_id,
+                            "game_id": move.game_id,
                             "round": s.round,
                             "seat": s.seat,
                             "name": s.name,
                             "penalty": s.penalty,
                         }
-                        for s in round_scores
+                        for s in move.round_scores
                     ],
                 )
-            if finished:
-                await _record_totals(conn, game_id)
+            for final in move.final_totals:
+                await conn.execute(
+                    _SET_TOTAL,
+                    {"b_id": move.game_id, "b_seat": final.seat, "total": final.total, "won": final.won},
+                )
+            for seat in move.seats:  # seats handed over at this new round (or this game's end)
+                await _replace_seat(conn, code, seat)
 
         await self._transact(write)
 
-    async def find_ack(self, *, game_id: int, client_id: str) -> AckRecord | None:
-        async with self.sessions() as session:
-            row = (
-                await session.execute(
-                    select(ActionRow.seat, ActionRow.version).where(
-                        ActionRow.game_id == game_id, ActionRow.client_id == client_id
-                    )
-                )
-            ).first()
-            return AckRecord(row[0], row[1]) if row else None
 
-    async def list_actions(self, game_id: int) -> list[ActionRecord]:
-        async with self.sessions() as session:
-            rows = (
-                await session.scalars(
-                    select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.seq)
-                )
-            ).all()
-            return [_action_record(r) for r in rows]
-
-    async def list_round_scores(self, game_id: int) -> list[RoundScore]:
-        async with self.sessions() as session:
-            rows = (
-                await session.scalars(
-                    select(RoundScoreRow)
-                    .where(RoundScoreRow.game_id == game_id)
-                    .order_by(RoundScoreRow.round, RoundScoreRow.seat)
-                )
-            ).all()
-            return [RoundScore(r.round, r.seat, r.name, r.penalty) for r in rows]
-
-    async def load_game_state(self, game_id: int) -> tuple[int, dict[str, Any]] | None:
-        """(version, snapshot) of one game, for checks and history."""
-        async with self.sessions() as session:
-            row = await session.get(GameRow, game_id)
-            return (row.version, row.state) if row else None
+def _replay_round(snapshot: dict[str, Any], log: Iterable[tuple[int, int, dict[str, Any]]]) -> GameState:
+    """The game as it is now: its snapshot (written at the start and at every round's end) with the logged
+    moves made since (``seq`` after the snapshot's move count) applied by the deterministic engine."""
+    state = GameState.from_dict(snapshot)
+    for seq, seat, action in log:
+        if seq > state.moves:
+            state, _ = apply(state, seat, action_from_dict(action))
+    return state
 
 
 def name_key(name: str) -> str:
@@ -488,44 +429,45 @@ def name_key(name: str) -> str:
     return name.strip().casefold()
 
 
-async def _record_totals(conn: AsyncConnection, game_id: int) -> None:
-    """At a game's end: each seat's total and whether it won (equal lowest totals share the win)."""
-    sums = (
-        await conn.execute(
-            select(SCORES.c.seat, func.sum(SCORES.c.penalty))
-            .where(SCORES.c.game_id == game_id)
-            .group_by(SCORES.c.seat)
-        )
-    ).all()
-    totals = {seat: int(total) for seat, total in sums}
-    low = min(totals.values(), default=0)
-    for seat, total in totals.items():
-        await conn.execute(
-            update(PLAYERS)
-            .where(PLAYERS.c.game_id == game_id, PLAYERS.c.seat == seat)
-            .values(total=total, won=total == low)
-        )
-
-
 def _utc(when: datetime) -> datetime:
     """SQLite hands back naive datetimes; everything stored is UTC."""
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
-def _action_record(row: ActionRow) -> ActionRecord:
-    return ActionRecord(row.seq, row.seat, row.action, row.client_id, row.version, _utc(row.created_at))
+def _seat_values(seat: Seat) -> dict[str, Any]:
+    """A seat's row, as column values (the index and room aside)."""
+    claim = seat.claim
+    return {
+        "name": seat.name,
+        "token_hash": seat.token_hash,
+        "is_bot": seat.is_bot,
+        "bot_level": seat.bot_level,
+        "is_program": seat.is_program,
+        "former_token_hash": seat.former_token_hash,
+        "claim_name": None if claim is None else claim.name,
+        "claim_token_hash": None if claim is None else claim.token_hash,
+        "claim_approved": claim is not None and claim.approved,
+    }
 
 
-def _seat_row(code: str, seat: SeatRecord, now: datetime) -> SeatRow:
-    return SeatRow(
-        room_code=code,
-        seat_index=seat.index,
-        name=seat.name,
-        token_hash=seat.token_hash,
-        is_bot=seat.is_bot,
-        bot_level=seat.bot_level,
-        created_at=now,
+def _seat(row: SeatRow) -> Seat:
+    claim = None
+    if row.claim_token_hash is not None and row.claim_name is not None:
+        claim = Claim(row.claim_name, row.claim_token_hash, row.claim_approved)
+    return Seat(
+        row.seat_index,
+        row.name,
+        row.is_bot,
+        row.bot_level,
+        row.token_hash,
+        row.is_program,
+        former_token_hash=row.former_token_hash,
+        claim=claim,
     )
+
+
+def _seat_row(code: str, seat: Seat, now: datetime) -> SeatRow:
+    return SeatRow(room_code=code, seat_index=seat.index, created_at=now, **_seat_values(seat))
 
 
 async def _bump(db: AsyncSession | AsyncConnection, code: str, version: int, **values: Any) -> None:
@@ -537,3 +479,72 @@ async def _bump(db: AsyncSession | AsyncConnection, code: str, version: int, **v
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]
         raise VersionConflict(f"room {code} is no longer at version {version - 1}")
+
+
+async def _replace_seat(db: AsyncSession | AsyncConnection, code: str, seat: Seat) -> None:
+    result = await db.execute(
+        update(SEATS)
+        .where(SEATS.c.room_code == code, SEATS.c.seat_index == seat.index)
+        .values(**_seat_values(seat))
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        raise StoreError(f"room {code} has no seat {seat.index}")
+
+
+async def _remove_seat(session: AsyncSession, code: str, index: int) -> None:
+    """Remove a seat; the seats above it move down by one (the game needs seats 0..n-1)."""
+    await session.execute(delete(SeatRow).where(SeatRow.room_code == code, SeatRow.seat_index == index))
+    above = (
+        await session.scalars(
+            select(SeatRow)
+            .where(SeatRow.room_code == code, SeatRow.seat_index > index)
+            .order_by(SeatRow.seat_index)
+        )
+    ).all()
+    for row in above:  # one by one, lowest first, so the unique (room, index) is never violated
+        row.seat_index -= 1
+        await session.flush()
+
+
+async def _start_game(session: AsyncSession, code: str, version: int, start: StartGame, now: datetime) -> int:
+    """Create the room's next game and make it current (room: playing). Returns the game's id."""
+    players = [
+        {"seat": s.index, "name": s.name, "bot": s.is_bot, "bot_level": s.bot_level} for s in start.players
+    ]
+    row = GameRow(
+        room_code=code,
+        public_id=start.public_id,
+        number=start.number,
+        options=start.options.to_dict(),
+        seed=start.seed,
+        players=players,
+        status="playing",
+        version=version,
+        state=start.state.to_dict(),
+        created_at=now,
+        finished_at=None,
+    )
+    session.add(row)
+    await session.flush()
+    session.add_all(
+        GamePlayerRow(
+            game_id=row.id,
+            seat=s.index,
+            name=s.name,
+            name_key=name_key(s.name),
+            is_bot=s.is_bot,
+            total=None,
+            won=None,
+        )
+        for s in start.players
+    )
+    await _bump(
+        session,
+        code,
+        version,
+        status="playing",
+        current_game_id=row.id,
+        seat_count=len(players),
+        options=start.options.to_dict(),
+    )
+    return row.id

@@ -1,4 +1,4 @@
-// REST calls to the server (create, join, look up a room) and the per-room seat token kept in the browser.
+// REST calls to the server: create, join and look up a room; score history and replays.
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -41,34 +41,4 @@ export const getRoom = (code) => request('GET', `/api/rooms/${encodeURIComponent
 const page = (limit, offset) => `limit=${Number(limit)}&offset=${Number(offset)}`;
 export const roomGames = (code, limit, offset) => request('GET', `/api/rooms/${encodeURIComponent(code)}/games?${page(limit, offset)}`);
 export const leaderboard = (code, limit, offset) => request('GET', `/api/rooms/${encodeURIComponent(code)}/leaderboard?${page(limit, offset)}`);
-export const gameReplay = (id) => request('GET', `/api/games/${Number(id)}/replay`);
-
-const tokenKey = (code) => `tt.token.${code.toUpperCase()}`;
-
-export function savedToken(code) {
-  try {
-    return localStorage.getItem(tokenKey(code));
-  } catch {
-    return null;
-  }
-}
-
-export function saveToken(code, token) {
-  try {
-    localStorage.setItem(tokenKey(code), token);
-  } catch { /* private mode: the seat lasts as long as the tab */ }
-}
-
-export function savedName() {
-  try {
-    return localStorage.getItem('tt.name') || '';
-  } catch {
-    return '';
-  }
-}
-
-export function saveName(name) {
-  try {
-    localStorage.setItem('tt.name', name);
-  } catch { /* ignore */ }
-}
+export const gameReplay = (id) => request('GET', `/api/games/${encodeURIComponent(id)}/replay`);

@@ -1,15 +1,14 @@
 // The client's entry point: routes (home or a room), the room's live state, and rendering on every change.
 import * as api from './api.js';
 import { h, mount } from './dom.js';
-import { applyDocument, lang, onLangChange, setLang, t } from './i18n.js';
+import { cardShort } from './cards.js';
+import { applyDocument, errorText, lang, onLangChange, setLang, t } from './i18n.js';
+import { noticeTurn, resetTurnNotice, toggleNotify } from './notify.js';
+import { notePause, pauseLeft, pausing } from './pause.js';
 import { RoomSocket } from './socket.js';
-import { renderChatLog, renderChatPanel } from './views/chat.js';
-import { renderHistory } from './views/history.js';
-import { renderHome } from './views/home.js';
-import { renderJoin, renderLobby } from './views/lobby.js';
-import { renderReplay } from './views/replay.js';
-import { renderOverlay } from './views/scores.js';
-import { renderTable } from './views/table.js';
+import { NewGameWatch, newGameBanner } from './new-game.js';
+import { initialState } from './state.js';
+import { forgetToken, notifyOn, savedToken, saveToken } from './storage.js';
 
 const els = {
   top: document.getElementById('topbar'),
@@ -20,33 +19,78 @@ const els = {
 };
 
 /** Everything the views read; they change it only through the functions in ``actions``. */
-const ctx = {
-  route: parseRoute(),
-  conn: null, // 'connecting' | 'online' | 'reconnecting'
-  socket: null,
-  seat: null,
-  isHost: false,
-  room: null,
-  game: null,
-  version: null,
-  chat: [],
-  feed: [], // the last moves, from the state's events
-  pending: null, // {id, message} of the action awaiting its ack
-  goOut: false,
-  overlay: null, // null | {kind: 'round', index} | {kind: 'scores'}
-  seenResults: null,
-  joinInfo: null, // room info while choosing to join or watch
-  error: null,
+const ctx = initialState(parseRoute());
+
+// The view in the main area: made when the page changes, stopped (timers, listeners) when it goes.
+let active = { key: null, view: null };
+
+function show(key, create) {
+  if (active.key !== key) {
+    active.view?.stop?.();
+    active = { key, view: create() };
+  }
+  return active.view;
+}
+
+// The views are loaded with import(): the server preloads the ones a page shows first (app/api/pages.py),
+// the others follow once the page has loaded (history and replay only when opened).
+const VIEWS = {
+  home: './views/home.js',
+  lobby: './views/lobby.js',
+  table: './views/table.js',
+  scores: './views/scores.js',
+  chat: './views/chat.js',
+  motion: './views/motion.js',
+  history: './views/history.js',
+  replay: './views/replay.js',
 };
+const lazyModules = new Map(); // path -> {module, wanted}
+
+function load(path) {
+  let entry = lazyModules.get(path);
+  if (!entry) {
+    entry = { module: null, wanted: false };
+    lazyModules.set(path, entry);
+    import(path).then((module) => {
+      entry.module = module;
+      if (entry.wanted) render();
+    }, () => {
+      lazyModules.delete(path);
+      if (entry.wanted) toast(t('err_network'));
+    });
+  }
+  return entry;
+}
+
+/** The view module ``name`` once loaded, or null while it loads (the page is drawn again when it comes). */
+function view(name) {
+  const entry = load(VIEWS[name]);
+  if (!entry.module) entry.wanted = true;
+  return entry.module;
+}
+
+/** Load the views of a table in the background, without drawing anything when they come. */
+function prefetchViews() {
+  for (const name of ['home', 'lobby', 'table', 'scores', 'chat', 'motion']) load(VIEWS[name]);
+}
+
+function showLoading(text = t('loading')) {
+  show('loading', drawOnly(() => null));
+  mount(els.main, h('p.loading', { role: 'status' }, text));
+}
+
+/** A view that only draws (no timers or listeners of its own). */
+const drawOnly = (draw) => () => ({ render: () => draw() });
 
 function parseRoute() {
-  const page = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/(?:history|replay\/(\d+))\/?$/);
+  const page = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/(?:history|replay\/([a-z0-9]+))\/?$/);
   if (page) {
     const code = page[1].toUpperCase();
-    return page[2] ? { view: 'replay', code, gameId: Number(page[2]) } : { view: 'history', code };
+    return page[2] ? { view: 'replay', code, gameId: page[2] } : { view: 'history', code };
   }
   const match = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
-  return match ? { view: 'room', code: match[1].toUpperCase() } : { view: 'home' };
+  if (match) return { view: 'room', code: match[1].toUpperCase() };
+  return location.pathname === '/' ? { view: 'home' } : { view: 'not_found' };
 }
 
 let toastTimer = null;
@@ -57,12 +101,6 @@ function toast(message) {
   toastTimer = setTimeout(() => els.toast.classList.remove('show'), 4000);
 }
 
-function errorText(err) {
-  const key = `err_${err.code}`;
-  const known = t(key);
-  if (known !== key) return known;
-  return t('error', { message: err.message || err.code || '' });
-}
 
 function shareUrl(code) {
   return `${location.origin}/r/${code}`;
@@ -81,12 +119,12 @@ function navigate(path) {
 const actions = {
   async create(body) {
     const created = await api.createRoom(body);
-    api.saveToken(created.code, created.token);
+    saveToken(created.code, created.token);
     navigate(`/r/${created.code}`);
   },
   async join(code, name, seat = null) {
     const joined = await api.joinRoom(code, name, seat);
-    if (!joined.spectator && joined.token) api.saveToken(code, joined.token);
+    if (!joined.spectator && joined.token) saveToken(code, joined.token);
     if (joined.spectator) {
       watchNext = code.toUpperCase();
       toast(t('table_full'));
@@ -108,8 +146,12 @@ const actions = {
   },
   play(move) {
     if (!ctx.socket || ctx.pending) return;
-    const id = ctx.socket.action(move);
-    if (!id) return;
+    // Offline a move cannot be sent: say so, rather than let it vanish.
+    const id = ctx.conn === 'online' ? ctx.socket.action(move) : null;
+    if (!id) {
+      toast(t('offline_move'));
+      return;
+    }
     const message = { type: 'action', id, version: ctx.version, action: move };
     ctx.pending = { id, message };
     ctx.goOut = false;
@@ -120,6 +162,19 @@ const actions = {
   send(message) {
     ctx.socket?.send(message);
   },
+  askSeat(seat) {
+    ctx.asking = seat;
+    render();
+    if (seat !== null) els.main.querySelector('[data-testid=ask-name]')?.focus();
+  },
+  requestSeat(seat, name) {
+    ctx.asking = null;
+    ctx.socket?.send({ type: 'request_seat', seat, name });
+    render();
+  },
+  askHint() {
+    ctx.socket?.send({ type: 'hint' });
+  },
   setGoOut(on) {
     ctx.goOut = on;
     render();
@@ -129,10 +184,18 @@ const actions = {
     ctx.overlay = { kind: 'scores' };
     renderOverlayNow();
   },
-  closeOverlay() {
-    ctx.overlay = null;
+  /** "I have read the results": the server ends the pause once everyone present has said so. */
+  continueRound() {
+    if (!pausing(ctx) || ctx.pause.sent || ctx.seat === null) return;
+    ctx.pause.sent = true;
+    ctx.socket?.send({ type: 'continue' });
     renderOverlayNow();
-    els.main.querySelector('[data-testid=scores]')?.focus();
+  },
+  closeOverlay() {
+    if (ctx.overlay?.kind === 'round') actions.continueRound(); // closing the results means: read
+    ctx.overlay = null;
+    // The keyboard goes back where it was; if that is gone (a new round was dealt), to the next thing to do.
+    if (!view('scores')?.renderOverlay(els.overlay, ctx, actions)) focusSomewhereUseful();
   },
   rerender: () => render(),
   navigate: (path) => navigate(path),
@@ -146,24 +209,57 @@ function connect(token) {
   ctx.socket?.close();
   ctx.joinInfo = null;
   ctx.conn = 'connecting';
+  resetTurnNotice();
   ctx.socket = new RoomSocket(ctx.route.code, token, {
     onStatus(status) {
+      if (status === ctx.conn) return;
       ctx.conn = status;
-      renderTop();
+      render(); // offline freezes the table; back online unfreezes it
     },
     onWelcome(msg) {
+      if (msg.seat !== null && ctx.requestedSeat !== null && ctx.seat === null) toast(t('request_granted'));
       ctx.seat = msg.seat;
       ctx.isHost = !!msg.you_are_host;
+      ctx.requestedSeat = msg.seat === null ? msg.requested_seat ?? ctx.requestedSeat : null;
+      if (msg.seat !== null) ctx.asking = null;
       if (ctx.pending) ctx.socket.send(ctx.pending.message); // same id: never applied twice
+      // A restarted server forgot who pressed Continue: say it again.
+      if (pausing(ctx) && ctx.pause.sent && ctx.seat !== null) ctx.socket.send({ type: 'continue' });
     },
     onState(msg) {
       const moves = (msg.events ?? []).filter((e) => FEED_KINDS.has(e.kind));
       if (moves.length) ctx.feed = [...ctx.feed, ...moves].slice(-2);
       if (!msg.game) ctx.feed = [];
+      for (const event of msg.events ?? []) { // this round's moves (those seen since the page opened)
+        if (event.kind === 'round_start') ctx.roundFeed = [];
+        else if (FEED_KINDS.has(event.kind)) ctx.roundFeed = [...ctx.roundFeed, event].slice(-300);
+      }
+      if (!msg.game) ctx.roundFeed = [];
       ctx.version = msg.version;
+      ctx.hint = null; // a hint is for the hand it was asked about
+      ctx.selected = null; // so is a card picked to be confirmed
+      noticeHost(msg.room);
       ctx.room = msg.room;
       ctx.game = msg.game;
+      noticeRequestGone();
       noticeRoundEnd();
+      noticeTurn(!!msg.game && ctx.seat !== null && msg.game.turn === ctx.seat && msg.game.phase === 'draw', ctx.route.code);
+      notice(ctx.pause, notePause(ctx.pause, ctx.room, ctx.game));
+      // The server played this turn's end for us (the turn timer ran out, or we were away): say so.
+      if ((msg.events ?? []).some((e) => e.auto && e.seat === ctx.seat && e.kind !== 'draw')) toast(t('time_up'));
+      render();
+      if (msg.game && !ctx.overlay) view('motion')?.animateMoves(els.main, moves, ctx.seat, msg.game.wild_rank);
+    },
+    onPresence(msg) {
+      noticeHost(msg.room);
+      ctx.room = msg.room;
+      notice(ctx.pause, notePause(ctx.pause, ctx.room, ctx.game));
+      noticeRequestGone();
+      render();
+    },
+    onSeatRequested(msg) {
+      if (msg.token) saveToken(ctx.route.code, msg.token);
+      if (ctx.seat === null) ctx.requestedSeat = msg.seat;
       render();
     },
     onAck(msg) {
@@ -174,7 +270,7 @@ function connect(token) {
         // Our seat is gone (removed, or another database): forget it and offer to join again.
         ctx.socket.close();
         ctx.socket = null;
-        try { localStorage.removeItem(`tt.token.${ctx.route.code}`); } catch { /* ignore */ }
+        forgetToken(ctx.route.code);
         showJoin();
         return;
       }
@@ -189,11 +285,18 @@ function connect(token) {
       if (msg.id) ctx.socket.resync(); // show the true table after a refused move
       render();
     },
-    onChat(msg) {
-      ctx.chat.push(msg);
-      if (ctx.chat.length > 60) ctx.chat.shift();
-      renderChatLog(els.chat, ctx);
+    onHint(msg) {
+      ctx.hint = { card: msg.card, goOut: msg.go_out };
+      toast(msg.go_out ? t('hint_go_out', { card: cardShort(msg.card) })
+        : t('hint_discard', { card: cardShort(msg.card), n: msg.penalty }));
+      render();
     },
+    onReaction(msg) {
+      view('chat')?.showReaction(msg.seat, msg.emoji);
+      const name = ctx.room?.seats?.find((s) => s.seat === msg.seat)?.name ?? '';
+      addChatLine({ seat: msg.seat, name, text: msg.emoji });
+    },
+    onChat: addChatLine,
     onClosed() {
       ctx.error = t('err_not_found');
       render();
@@ -202,12 +305,65 @@ function connect(token) {
   render();
 }
 
+/** Our request for a bot's seat is no longer on the table (declined, or the game ended): say so. */
+function noticeRequestGone() {
+  if (ctx.requestedSeat === null || ctx.seat !== null) return;
+  const seat = ctx.room?.seats.find((s) => s.seat === ctx.requestedSeat);
+  if (seat?.request) return;
+  ctx.requestedSeat = null;
+  toast(t('request_gone'));
+}
+
+function addChatLine(line) {
+  ctx.chat.push(line);
+  if (ctx.chat.length > 60) ctx.chat.shift();
+  view('chat')?.renderChatLog(els.chat, ctx);
+}
+
+/** A person's name at the table (the host is always a person, so no bot name to translate). */
+const nameOf = (seats, seat) => seats.find((s) => s.seat === seat)?.name ?? null;
+
+/** The host is whoever the room says (the role moves: handed over, or the host was gone); say when it moves. */
+function noticeHost(room) {
+  const before = ctx.room ? nameOf(ctx.room.seats, ctx.room.host_seat) : null;
+  ctx.isHost = ctx.seat !== null && room.host_seat === ctx.seat;
+  const after = nameOf(room.seats, room.host_seat);
+  if (before !== null && before !== after) toast(ctx.isHost ? t('now_host_you') : t('now_host', { name: after }));
+}
+
+/** Take in the pause as the room now says it is; one that just ended closes the results by itself. */
+function notice(before, after) {
+  ctx.pause = after;
+  if (after && after.over && before && !before.over) endPause();
+}
+
+/** The pause is over (everyone continued, or its countdown ran out): the round's first turn starts. */
+function endPause() {
+  ctx.pause.over = true;
+  if (ctx.overlay?.kind === 'round' && ctx.game && ctx.game.phase !== 'game_over') ctx.overlay = null;
+  if (ctx.game && ctx.seat !== null && ctx.game.turn === ctx.seat) toast(t('your_turn_now', { n: ctx.game.round }));
+}
+
+/** Count the pause down in the dialog; end it here when its time is up (the server sends nothing then). */
+function pauseTick() {
+  if (!pausing(ctx)) return;
+  const left = pauseLeft(ctx.pause);
+  if (left <= 0) {
+    endPause();
+    render();
+    return;
+  }
+  for (const el of document.querySelectorAll('[data-pause-left]')) el.textContent = t('break_next_in', { n: left });
+}
+
 /** Open the reveal of a round that has just ended (not the ones finished before we arrived). */
 function noticeRoundEnd() {
   const results = ctx.game?.results ?? [];
   if (ctx.seenResults === null) {
     ctx.seenResults = results.length;
-    if (ctx.game?.phase === 'game_over' && results.length) ctx.overlay = { kind: 'round', index: results.length - 1 };
+    // Arriving at the end of the game, or during the pause between rounds: the last round's results.
+    const reading = ctx.game?.phase === 'game_over' || !!ctx.room?.break_until;
+    if (reading && results.length) ctx.overlay = { kind: 'round', index: results.length - 1 };
     return;
   }
   if (results.length > ctx.seenResults) {
@@ -233,7 +389,7 @@ async function showJoin() {
 // ---- rendering -----------------------------------------------------------------------------------------------
 
 function renderTop() {
-  const inRoom = ctx.route.view !== 'home';
+  const inRoom = !!ctx.route.code;
   const other = lang() === 'en' ? 'fa' : 'en';
   els.top.classList.toggle('in-room', inRoom);
   const conn = inRoom && ctx.conn && ctx.conn !== 'online'
@@ -246,6 +402,11 @@ function renderTop() {
     inRoom ? h('span.room-code', { dir: 'ltr' }, ctx.route.code) : null,
     h('span.spacer'),
     conn,
+    inRoom ? h('button.bell', {
+      type: 'button', 'data-testid': 'notify', 'aria-pressed': notifyOn() ? 'true' : 'false',
+      'aria-label': t('notify_label'), title: t('notify_label'),
+      onclick: async () => { await toggleNotify(); renderTop(); },
+    }, notifyOn() ? '🔔' : '🔕') : null,
     h('button.lang', {
       type: 'button', 'data-testid': 'lang', lang: other, 'aria-label': t('lang_other_label'),
       onclick: () => setLang(other),
@@ -254,28 +415,47 @@ function renderTop() {
 }
 
 function renderOverlayNow() {
-  renderOverlay(els.overlay, ctx, actions);
+  view('scores')?.renderOverlay(els.overlay, ctx, actions);
 }
 
 function render() {
   const focusKey = document.activeElement?.dataset?.key;
+  const focusInMain = els.main.contains(document.activeElement);
   renderTop();
   const myTurn = ctx.game && ctx.seat !== null && ctx.game.turn === ctx.seat && ctx.game.phase !== 'game_over';
-  document.title = (myTurn ? '● ' : '') + (ctx.route.code ? `${ctx.route.code} · ` : '') + t('app_title');
+  document.title = (myTurn ? '● ' : '') + (ctx.route.code ? `${ctx.route.code} – ` : '') + t('app_title');
   if (ctx.route.view === 'home') {
     els.chat.hidden = true;
     mount(els.overlay);
-    if (!els.main.querySelector('[data-view="home"]')) renderHome(els.main, actions);
+    const home = view('home');
+    if (!home) showLoading();
+    else show('home', () => { home.renderHome(els.main, actions); return {}; }); // drawn once: typing is never lost
+    return;
+  }
+  if (ctx.route.view === 'not_found') {
+    els.chat.hidden = true;
+    show('not_found', drawOnly(() => null));
+    mount(els.main, h('section.panel.narrow', { 'data-testid': 'not-found' },
+      h('p', {}, t('page_not_found')),
+      h('button.primary', { type: 'button', onclick: () => actions.goHome() }, t('home_link'))));
     return;
   }
   if (ctx.route.view === 'history' || ctx.route.view === 'replay') {
     els.chat.hidden = true;
     mount(els.overlay);
-    (ctx.route.view === 'history' ? renderHistory : renderReplay)(els.main, ctx, actions);
+    const module = view(ctx.route.view);
+    if (!module) {
+      showLoading();
+    } else if (ctx.route.view === 'history') {
+      show('history', drawOnly(() => module.renderHistory(els.main, ctx, actions))).render(ctx);
+    } else {
+      show('replay', () => module.createReplayView(els.main, actions)).render(ctx);
+    }
     return;
   }
   if (ctx.error) {
     els.chat.hidden = true;
+    show('error', drawOnly(() => null));
     mount(els.main, h('section.panel.narrow', {},
       h('p.error', { role: 'alert' }, ctx.error),
       h('button.primary', { type: 'button', onclick: () => actions.goHome() }, t('home_link'))));
@@ -283,34 +463,87 @@ function render() {
   }
   if (ctx.joinInfo) {
     els.chat.hidden = true;
-    renderJoin(els.main, ctx, actions);
+    const lobby = view('lobby');
+    if (!lobby) showLoading();
+    else show('join', drawOnly(() => lobby.renderJoin(els.main, ctx, actions))).render(ctx);
     return;
   }
-  if (!ctx.room) {
-    mount(els.main, h('p.loading', { role: 'status' }, t('conn_connecting')));
+  const inLobby = ctx.room && (ctx.room.status === 'lobby' || !ctx.game);
+  const main = ctx.room && view(inLobby ? 'lobby' : 'table');
+  if (!main) {
+    showLoading(t('conn_connecting'));
     return;
   }
-  if (ctx.room.status === 'lobby' || !ctx.game) renderLobby(els.main, ctx, actions);
-  else renderTable(els.main, ctx, actions);
-  renderChatPanel(els.chat, ctx, actions);
+  if (inLobby) show('lobby', drawOnly(() => main.renderLobby(els.main, ctx, actions))).render(ctx);
+  else show('table', () => main.createTableView(els.main, actions)).render(ctx);
+  view('chat')?.renderChatPanel(els.chat, ctx, actions);
   renderOverlayNow();
   // Keep the keyboard where it was; after a draw, move it to the card just drawn.
   const drawn = (focusKey === 'stock' || focusKey === 'discard') && els.main.querySelector('.hand .card.drawn');
   if (drawn) drawn.focus();
   else if (focusKey) els.main.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
+  // The card thrown was the hand's last: the keyboard goes to the card now at the end, not to the page.
+  if (focusKey?.startsWith('card-') && document.activeElement === document.body) {
+    [...els.main.querySelectorAll('.hand .card')].pop()?.focus();
+  }
+  // What had the keyboard went with the redraw (Start, a button that is no longer offered): never the page.
+  if (focusInMain) focusSomewhereUseful();
+}
+
+/** Put the keyboard on the stock if it is ours to draw, else the hand, else the score button. */
+function focusSomewhereUseful() {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  const target = els.main.querySelector('[data-key=stock].ready') ?? els.main.querySelector('.hand .card')
+    ?? els.main.querySelector('[data-testid=scores]');
+  target?.focus({ preventScroll: true });
+}
+
+/** Stop the current view, so that the next render makes a fresh one. */
+function dropView() {
+  active.view?.stop?.();
+  active = { key: null, view: null };
+  mount(els.main);
+}
+
+// On a table's history or replay page: the watch for a new game there, and its notice.
+const away = { watch: null, banner: null };
+
+function closeBanner() {
+  away.banner?.remove();
+  away.banner = null;
+}
+
+/** Watch ``code`` for a new game while its history or a replay is open (``known``: the game we left). */
+function watchForNewGame(code, known) {
+  if (away.watch?.code === code) return; // history -> replay of the same table: the same watch goes on
+  away.watch?.stop();
+  away.watch = new NewGameWatch(code, known, () => {
+    closeBanner();
+    away.banner = newGameBanner(code, navigate, closeBanner);
+    document.body.append(away.banner);
+  });
+}
+
+function stopWatching() {
+  away.watch?.stop();
+  away.watch = null;
+  closeBanner();
 }
 
 function start() {
   ctx.socket?.close();
-  Object.assign(ctx, {
-    route: parseRoute(), conn: null, socket: null, seat: null, isHost: false, room: null, game: null,
-    version: null, chat: [], feed: [], pending: null, goOut: false, overlay: null, seenResults: null, joinInfo: null,
-    error: null,
-  });
-  mount(els.main);
+  const left = ctx.route?.view === 'room' && ctx.room ? { code: ctx.route.code, gameId: ctx.room.game_id } : null;
+  Object.assign(ctx, initialState(parseRoute()));
+  const { view, code } = ctx.route;
+  if ((view === 'history' || view === 'replay') && (left?.code === code || savedToken(code) || away.watch?.code === code)) {
+    watchForNewGame(code, left?.code === code ? left.gameId : undefined);
+  } else {
+    stopWatching();
+  }
+  dropView();
   mount(els.chat);
   if (ctx.route.view === 'room') {
-    const token = api.savedToken(ctx.route.code);
+    const token = savedToken(ctx.route.code);
     if (token) connect(token);
     else if (watchNext === ctx.route.code) connect(null);
     else showJoin();
@@ -321,16 +554,18 @@ function start() {
 
 applyDocument();
 onLangChange(() => {
-  mount(els.main);
+  dropView();
   mount(els.chat);
   render();
 });
 window.addEventListener('popstate', start);
+window.addEventListener('load', () => setTimeout(prefetchViews, 0), { once: true });
 document.addEventListener('keydown', (event) => {
   if (event.key !== 'Escape') return;
   if (ctx.overlay) actions.closeOverlay();
   else if (ctx.goOut) actions.setGoOut(false);
 });
 window.addEventListener('offline', () => ctx.socket?.offline());
+setInterval(pauseTick, 250);
 window.addEventListener('online', () => ctx.socket?.reconnectNow());
 start();

@@ -30,10 +30,13 @@ export function cardLabel(text, wildRank) {
   return isWild(text, wildRank) ? label + words.wild : label;
 }
 
-/** Short printed form, e.g. '10♥'. */
+/**
+ * Short printed form for running text, e.g. '10♥' ('۱۰♥' in Persian), isolated left to right so that a
+ * right-to-left sentence still shows the rank before the suit.
+ */
 export function cardShort(text) {
   const card = parseCard(text);
-  return card.joker ? '🃏' : card.rank + SUIT_SYMBOLS[card.suit];
+  return card.joker ? '🃏' : `\u2066${num(card.rank)}${SUIT_SYMBOLS[card.suit]}\u2069`;
 }
 
 /**

@@ -6,7 +6,8 @@ const SILENCE_LIMIT_MS = 25000; // no frame for this long: the connection is dea
 
 export class RoomSocket {
   /**
-   * handlers: {onStatus(status), onWelcome(msg), onState(msg), onAck(msg), onError(msg), onChat(msg)}
+   * handlers: {onStatus(status), onWelcome(msg), onState(msg), onPresence(msg), onAck(msg), onError(msg),
+   * onChat(msg), onClosed(code)}
    * status is 'connecting' | 'online' | 'reconnecting'.
    */
   constructor(code, token, handlers) {
@@ -86,6 +87,12 @@ export class RoomSocket {
         this.version = msg.version;
         this.handlers.onState?.(msg);
         break;
+      case 'presence':
+        // Only the room part changed (who is here, auto seats, the turn deadline); the game view stays ours.
+        if (this.version !== null && typeof msg.version === 'number' && msg.version < this.version) return;
+        this.handlers.onPresence?.(msg);
+        if (this.version === null || msg.version > this.version) this.resync(); // we missed a state: ask for it
+        break;
       case 'ack':
         this.handlers.onAck?.(msg);
         break;
@@ -94,6 +101,16 @@ export class RoomSocket {
         break;
       case 'chat':
         this.handlers.onChat?.(msg);
+        break;
+      case 'seat_requested':
+        if (msg.token) this.token = msg.token; // our token from now on: it finds the request, then opens the seat
+        this.handlers.onSeatRequested?.(msg);
+        break;
+      case 'reaction':
+        this.handlers.onReaction?.(msg);
+        break;
+      case 'hint':
+        this.handlers.onHint?.(msg);
         break;
       case 'restarting':
         this.handlers.onStatus?.('reconnecting');

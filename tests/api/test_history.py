@@ -9,6 +9,7 @@ import httpx
 
 from app.engine import GameState, Options, action_from_dict, replay
 from app.store import Store
+from tests.reads import load_game_state
 
 from .wsclient import Client, create_room
 
@@ -25,7 +26,7 @@ def quick_move(view: dict[str, Any]) -> dict[str, str]:
     return {"type": "discard", "card": max(cards, key=lambda c: POINTS.get(c[:-1], 0) or int(c[:-1] or 0))}
 
 
-async def play_with_a_bot(server: str, name: str, *, finish: bool = True) -> tuple[str, int]:
+async def play_with_a_bot(server: str, name: str, *, finish: bool = True) -> tuple[str, str]:
     """A table of one person and one bot; the person plays until the game ends (or round 1 ends)."""
     created = await create_room(server, name, seats=2, bots=["normal"])
     client = await Client.connect(server, created["code"])
@@ -75,7 +76,7 @@ async def test_finished_game_history_export_and_leaderboard(server: str, store: 
     export = (await get(server, f"/api/games/{game_id}/export")).json()
     actions = [(a["seat"], action_from_dict(a["action"])) for a in export["actions"]]
     rebuilt = replay(export["players"], Options.from_dict(export["options"]), export["seed"], actions)
-    loaded = await store.load_game_state(game_id)
+    loaded = await load_game_state(store, game_id)
     assert loaded is not None
     assert rebuilt == GameState.from_dict(loaded[1]), "the export replays to the stored final state"
     assert rebuilt.totals() == game["totals"]
@@ -101,6 +102,10 @@ async def test_a_game_in_progress_reveals_nothing_hidden(server: str) -> None:
     assert len(game["scores"]) == 1, "only the ended round is on the sheet"
     assert game["winners"] == []
     assert "seed" not in game and "state" not in game
+    # The code of a table in play is given out by no public record (anyone could join or watch it).
+    mine = (await get(server, "/api/players/omid/games")).json()["items"]
+    assert game["room"] is None and [g["room"] for g in mine] == [None]
+    assert code not in (await get(server, f"/api/games/{game_id}")).text
 
     assert (await get(server, f"/api/games/{game_id}/rounds/1")).status_code == 200
     later = await get(server, f"/api/games/{game_id}/rounds/2")
@@ -119,7 +124,7 @@ async def test_pagination_and_date_filters(server: str) -> None:
     first = (await get(server, "/api/players/Nima/games", limit=2)).json()
     second = (await get(server, "/api/players/Nima/games", limit=2, offset=2)).json()
     assert first["total"] == second["total"] == 3
-    assert [g["id"] for g in first["items"] + second["items"]] == sorted(ids, reverse=True), "newest first"
+    assert [g["id"] for g in first["items"] + second["items"]] == ids[::-1], "newest first"
     assert first["limit"] == 2 and second["offset"] == 2
 
     future = (datetime.now(UTC) + timedelta(days=1)).isoformat()
@@ -130,6 +135,19 @@ async def test_pagination_and_date_filters(server: str) -> None:
 
     assert (await get(server, "/api/players/Nima/games", limit=0)).status_code == 422
     assert (await get(server, "/api/players/Nima/games", limit=101)).status_code == 422
+
+
+async def test_games_are_known_by_a_random_public_id_and_never_by_their_number(server: str) -> None:
+    code, game_id = await play_with_a_bot(server, "Lale", finish=False)
+    assert isinstance(game_id, str) and len(game_id) == 12 and not game_id.isdigit()
+    assert (await get(server, f"/api/games/{game_id}")).status_code == 200
+    # The store's own ids (1, 2, ...) are never accepted by a public route (nor shown by any).
+    for internal in range(1, 6):
+        for tail in ("", "/rounds/1", "/export", "/replay"):
+            response = await get(server, f"/api/games/{internal}{tail}")
+            assert response.status_code == 404 and response.json()["code"] == "game_not_found"
+    room = (await get(server, f"/api/rooms/{code}")).json()
+    assert room["game"]["id"] == game_id
 
 
 async def test_unknown_ids_are_404_with_a_code(server: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from app.engine import GameState
 from app.engine.options import ROUNDS
 from app.store import Store
+from tests.reads import load_game_state
 
 from .test_history import get, play_with_a_bot
 
@@ -26,7 +27,7 @@ async def test_a_finished_game_replays_frame_by_frame(server: str, store: Store)
     assert [s["round"] for s in ends] == list(range(1, ROUNDS + 1))
     assert [[h["penalty"] for h in s["hands"]] for s in ends] == export["game"]["scores"]
 
-    loaded = await store.load_game_state(game_id)
+    loaded = await load_game_state(store, game_id)
     assert loaded is not None
     final = GameState.from_dict(loaded[1])
     assert steps[-1]["phase"] == "game_over"
@@ -37,7 +38,7 @@ async def test_a_finished_game_replays_frame_by_frame(server: str, store: Store)
 
     schema = (await get(server, "/openapi.json")).json()
     assert "/api/games/{game_id}/replay" in schema["paths"]
-    assert "ReplayStep" in schema["components"]["schemas"]
+    assert "ReplayFrame" in schema["components"]["schemas"]
 
 
 async def test_a_game_in_play_is_never_replayed_and_unknown_ids_are_404(server: str) -> None:
@@ -48,7 +49,7 @@ async def test_a_game_in_play_is_never_replayed_and_unknown_ids_are_404(server: 
 
     missing = await get(server, "/api/games/999999/replay")
     assert missing.status_code == 404 and missing.json()["code"] == "game_not_found"
-    assert (await get(server, "/api/games/0/replay")).status_code == 422
+    assert (await get(server, "/api/games/0/replay")).status_code == 404
 
 
 async def test_the_pages_of_history_and_replay_serve_the_client(server: str) -> None:

@@ -12,6 +12,7 @@ import httpx
 
 from app.engine import GameState, action_from_dict, replay
 from app.store import Store
+from tests.reads import list_actions
 from tests.server_process import start_server_process, stop_process
 
 from .wsclient import Client, create_room, free_port, join_room, pick_move, stored_game
@@ -78,7 +79,7 @@ async def test_sigkill_mid_round_then_restart_and_finish(tmp_path: Path) -> None
             await asyncio.wait_for(client.closed.wait(), 10)
 
         # Every acknowledged move is in the store, with the version its ack carried.
-        logged = {a.client_id: a.version for a in await store.list_actions(game_id) if a.client_id}
+        logged = {a.client_id: a.version for a in await list_actions(store, game_id) if a.client_id}
         assert all(logged.get(i) == v for i, (_, v) in acked.items())
         killed_version, killed_state = await stored_game(store, game_id)
         assert killed_state == before
@@ -99,7 +100,7 @@ async def test_sigkill_mid_round_then_restart_and_finish(tmp_path: Path) -> None
         assert final.is_over
         for client in clients.values():
             await client.wait_version((await stored_game(store, game_id))[0])
-        actions = await store.list_actions(game_id)
+        actions = await list_actions(store, game_id)
         logged = {a.client_id: a.version for a in actions if a.client_id}
         assert all(logged.get(i) == v for i, (_, v) in acked.items())
         assert [a.seq for a in actions] == list(range(1, final.moves + 1))

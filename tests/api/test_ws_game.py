@@ -7,6 +7,7 @@ import json
 
 from app.engine import Action, GameState, action_from_dict, replay
 from app.store import Store
+from tests.reads import list_actions, list_round_scores
 
 from .wsclient import Client, create_room, join_room, pick_move, stored_game
 
@@ -72,11 +73,11 @@ async def test_whole_game_three_players_and_a_spectator(server: str, store: Stor
         assert last["game"]["last_result"]["round"] == 11  # the reveal of the last round only
         assert len(last["game"]["last_result"]["hands"]) == len(clients)
     # Every acknowledged move is in the log, in order, and the log replays to the stored state.
-    actions = await store.list_actions(game_id)
+    actions = await list_actions(store, game_id)
     assert len(actions) == acked == state.moves
     assert [(a.seat, action_from_dict(a.action)) for a in actions] == log
     assert replay(3, state.options, state.seed, log) == state
-    scores = await store.list_round_scores(game_id)
+    scores = await list_round_scores(store, game_id)
     assert len(scores) == 33
     assert [sum(s.penalty for s in scores if s.seat == seat) for seat in range(3)] == state.totals()
     # Nothing secret ever left the server; the spectator never saw a hand; seats saw only their own.
@@ -116,7 +117,7 @@ async def test_reconnect_mid_turn_gets_the_seat_and_full_state_back(server: str,
     await clients[seat].close()
     # The others see the seat go away (same version: presence does not move it).
     other = clients[(seat + 1) % 3]
-    away = await other.until(lambda m: m["type"] == "state" and not m["room"]["seats"][seat]["connected"])
+    away = await other.until(lambda m: m["type"] == "presence" and not m["room"]["seats"][seat]["connected"])
     assert away["version"] == version + 1
     again = await Client.connect(server, code)
     welcome = await again.hello(tokens[seat])
@@ -144,7 +145,7 @@ async def test_duplicate_action_id_is_acknowledged_again_and_applied_once(server
     # Even a different move under the same id is not applied: the id names the move already made.
     third = await client.act({"type": "draw", "source": "discard"}, action_id="same-id")
     assert third == first
-    assert len(await store.list_actions(game_id)) == 1
+    assert len(await list_actions(store, game_id)) == 1
     assert (await stored_game(store, game_id))[0] == version + 1
     # A second tab of the same seat retrying the same id gets the same answer.
     tab = await Client.connect(server, code)
@@ -165,7 +166,7 @@ async def test_stale_version_is_refused_and_changes_nothing(server: str, store: 
     fresh = await client.next("state")
     assert fresh["version"] == version
     assert await stored_game(store, game_id) == (version, state)
-    assert await store.list_actions(game_id) == []
+    assert await list_actions(store, game_id) == []
     # The same move against the current version goes through.
     assert (await client.act({"type": "draw", "source": "stock"}, version=version))["type"] == "ack"
 
@@ -185,7 +186,7 @@ async def test_out_of_turn_and_illegal_moves_get_engine_codes(server: str, store
     )
     assert (await mover.act({"type": "discard", "card": missing}))["code"] == "card_not_in_hand"
     assert (await mover.act({"type": "discard", "card": "ZZ"}))["code"] == "bad_card"
-    assert len(await store.list_actions(game_id)) == 1
+    assert len(await list_actions(store, game_id)) == 1
 
 
 async def test_bad_token_then_watching(server: str) -> None:

@@ -21,6 +21,7 @@ from app.config import Settings
 from app.engine import GameState, action_to_dict
 from app.engine.bots import choose_action
 from app.store import Store
+from tests.reads import load_game_state
 
 Message = dict[str, Any]
 
@@ -91,6 +92,9 @@ class Client:
                     self.state is None or message["version"] >= self.state["version"]
                 ):
                     self.state = message
+                current = self.state
+                if message["type"] == "presence" and current and message["version"] >= current["version"]:
+                    self.state = {**current, "room": message["room"]}  # the game part stays
                 if message["type"] == "welcome":
                     self.welcome = message
                 await self.inbox.put(message)
@@ -168,8 +172,8 @@ async def join_room(base: str, code: str, name: str) -> Message:
         return dict(response.json())
 
 
-async def stored_game(store: Store, game_id: int) -> tuple[int, GameState]:
-    loaded = await store.load_game_state(game_id)
+async def stored_game(store: Store, game_id: int | str) -> tuple[int, GameState]:
+    loaded = await load_game_state(store, game_id)
     assert loaded is not None
     return loaded[0], GameState.from_dict(loaded[1])
 

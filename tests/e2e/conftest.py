@@ -1,11 +1,13 @@
 """Fixtures for the browser tests: the real server as a subprocess, and Debian's Chromium via Playwright.
 
 Without Chromium (or Playwright) the tests skip, unless REQUIRE_SERVICES=1, when they fail. Set
-E2E_BASE_URL to drive a server that is already running instead of starting one.
+E2E_BASE_URL to drive a server that is already running instead of starting one. Screenshots go to a temporary
+folder, or into the tracked docs/screenshots/ with UPDATE_SCREENSHOTS=1.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -20,7 +22,8 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
+_screenshots: list[Path] = []  # where screenshot() writes: set once per session by the fixture below
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -33,7 +36,7 @@ CHROMIUM_ARGS = [
 
 
 def _missing(what: str) -> None:
-    if os.environ.get("REQUIRE_SERVICES", "") in ("1", "true", "yes"):
+    if _truthy("REQUIRE_SERVICES"):
         pytest.fail(f"{what} is required (REQUIRE_SERVICES=1) but missing")
     pytest.skip(f"{what} is not available")
 
@@ -58,14 +61,22 @@ def _wait_healthy(base: str, proc: subprocess.Popen[bytes] | None, log: Path, ti
     raise RuntimeError(f"the server did not answer /healthz within {timeout} s:\n{log.read_text()[-4000:]}")
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a running server (started here with a fresh SQLite database)."""
-    existing = os.environ.get("E2E_BASE_URL")
-    if existing:
-        yield existing.rstrip("/")
-        return
-    tmp = tmp_path_factory.mktemp("e2e-server")
+def _truthy(name: str) -> bool:
+    return os.environ.get(name, "") in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """docs/screenshots/ with UPDATE_SCREENSHOTS=1, else a temporary folder (the tree stays clean)."""
+    folder = DOC_SCREENSHOTS if _truthy("UPDATE_SCREENSHOTS") else tmp_path_factory.mktemp("screenshots")
+    _screenshots[:] = [folder]
+    return folder
+
+
+@contextlib.contextmanager
+def serving(tmp: Path, **settings: str) -> Iterator[str]:
+    """``python -m app`` on a fresh SQLite database in ``tmp`` with ``settings`` (environment variables):
+    its base URL while it runs."""
     port = _free_port()
     env = {
         **os.environ,
@@ -74,7 +85,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "PORT": str(port),
         "BOT_DELAY_MS": "0",
         "PUBLIC_BASE_URL": "",
-        "MAX_NAME_LENGTH": "32",  # room for the markup-looking name of the XSS test
+        **settings,
     }
     log = tmp / "server.log"
     with log.open("wb") as out:
@@ -91,6 +102,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a running server (started here with a fresh SQLite database)."""
+    existing = os.environ.get("E2E_BASE_URL")
+    if existing:
+        yield existing.rstrip("/")
+        return
+    # room for the markup-looking name of the XSS test
+    with serving(tmp_path_factory.mktemp("e2e-server"), MAX_NAME_LENGTH="32") as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +157,11 @@ def new_page(browser: Any) -> Iterator[Any]:
     assert not errors, f"JavaScript errors in the page: {errors}"
 
 
-def screenshot(page: Any, name: str, **kwargs: Any) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / name), animations="disabled", **kwargs)
+def screenshot(page: Any, name: str, **kwargs: Any) -> Path:
+    """Take a screenshot (it must render) into the session's screenshot folder; returns its path."""
+    folder = _screenshots[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    page.screenshot(path=str(path), animations="disabled", **kwargs)
+    assert path.stat().st_size > 0
+    return path

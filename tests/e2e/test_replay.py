@@ -174,12 +174,18 @@ def test_the_replay_in_persian_is_right_to_left(
     assert "بازپخش" in page.inner_text("h1")
     page.locator("body").press("ArrowLeft")  # forward, in a right-to-left page
     wait_index(page, 1)
+    # No "·" between words and numbers anywhere: in Persian it reads as a zero ("۲۷ · " looks like ۲۷۰).
+    assert "·" not in page.inner_text("[data-testid=replay]")
     page.locator("body").press("ArrowRight")
     wait_index(page, 0)
     page.click("[data-testid=round-jump-3]")
     page.wait_for_selector("[data-testid=replay][data-round='3']")
     for _ in range(3):
         page.click("[data-testid=replay-next]")
+    # Cards run right to left, as in the live hand: a group's first card is its rightmost.
+    group = page.locator("[data-testid^=replay-hand-] .group").first
+    xs = group.locator(".card").evaluate_all("els => els.map(e => e.getBoundingClientRect().left)")
+    assert len(xs) >= 2 and xs[0] > xs[-1], xs
     page.mouse.move(0, 0)
     screenshot(page, "replay-fa.png", full_page=True)
 

@@ -4,6 +4,7 @@ hard bot decides from public information only."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -24,12 +25,12 @@ from app.engine import (
     new_game,
 )
 from app.engine.bots import (
+    Knowledge,
     _after,
+    _Hard,
     _pen,
-    _throw_penalties,
     _without,
     choose_action,
-    read_history,
     read_round_log,
 )
 
@@ -75,15 +76,45 @@ def table(
     )
 
 
-def picks(seat: int, text: str) -> list[Event]:
-    """Public events: ``seat`` took each of these cards from the discard pile and threw something else."""
-    events: list[Event] = []
+def picks(state: GameState, seat: int, text: str) -> GameState:
+    """``state`` with a round log in which ``seat`` took each of these cards from the discard pile and threw
+    something else."""
+    log: list[tuple[int, str, Card | None]] = []
     for word in text.split():
         card = Card.parse(word)
-        events.append(Event("discard", (seat - 1) % 4, card))
-        events.append(Event("draw", seat, card, "discard"))
-        events.append(Event("discard", seat, Card.parse("2S")))
-    return events
+        log += [
+            ((seat - 1) % 4, "discard", card),
+            (seat, "draw_discard", card),
+            (seat, "discard", Card.parse("2S")),
+        ]
+    return replace(state, round_log=tuple(log))
+
+
+def knowledge_from_events(events: list[Event], seat: int, players: int) -> Knowledge:
+    """An independent fold of the game's events, as ``seat`` may see them (``Event.for_seat``), into what it
+    knows of the current round: what the round log in the state must give the bots too."""
+    know = Knowledge()
+
+    def reset() -> None:
+        know.picked = [[] for _ in range(players)]
+        know.thrown = [[] for _ in range(players)]
+        know.held = [Counter() for _ in range(players)]
+
+    reset()
+    for event in events:
+        data = event.for_seat(seat)
+        if data["kind"] in ("round_start", "round_end"):
+            reset()
+        elif data["kind"] == "draw" and data.get("source") == "discard":
+            card = Card.parse(str(data["card"]))
+            know.picked[int(data["seat"])].append(card)
+            know.held[int(data["seat"])][card] += 1
+        elif data["kind"] in ("discard", "go_out"):
+            card, who = Card.parse(str(data["card"])), int(data["seat"])
+            know.thrown[who].append(card)
+            if know.held[who][card] > 0:
+                know.held[who][card] -= 1
+    return know
 
 
 # ------------------------------------------------------------------------------------------ the solver glue
@@ -99,7 +130,8 @@ def test_after_throw_penalty_matches_throwing_each_card() -> None:
             brute = min(min_penalty(hand[:i] + hand[i + 1 :], wild, options) for i in range(len(hand)))
             assert _after(hand, wild, options) == brute
             assert _pen(hand, wild, options) == min_penalty(hand, wild, options)
-            left = _throw_penalties(hand, wild, options)
+            holder = replace(new_game(2, options, seed=1), round=wild - 2, hands=(hand, ()))
+            left = _Hard(holder, 0, read_round_log(holder, 0)).throws(hand)
             assert set(left) == set(hand)
             for card, penalty in left.items():
                 assert penalty == min_penalty(_without(hand, card), wild, options)
@@ -181,10 +213,10 @@ def test_hard_counts_the_cards_it_has_seen() -> None:
 def test_hard_avoids_feeding_what_the_next_player_collects() -> None:
     # 10S or JD: the same 10 points and no partner either way
     state = table(5, "2C 3C 4C 8H 8D 8S 10S JD", "5D", "discard")
-    assert choose_action(state, 0, "hard", history=picks(1, "JH")) == Discard(Card.parse("10S"))
-    assert choose_action(state, 0, "hard", history=picks(1, "10H")) == Discard(Card.parse("JD"))
+    assert choose_action(picks(state, 1, "JH"), 0, "hard") == Discard(Card.parse("10S"))
+    assert choose_action(picks(state, 1, "10H"), 0, "hard") == Discard(Card.parse("JD"))
     # what the player after next collects does not matter as much as the penalty
-    far = choose_action(state, 0, "hard", history=picks(2, "JH"))
+    far = choose_action(picks(state, 2, "JH"), 0, "hard")
     assert far == choose_action(state, 0, "hard")
 
 
@@ -199,7 +231,7 @@ def test_round_log_and_events_give_the_same_knowledge() -> None:
     events: list[Event] = []
     while state.round < 4:
         for seat in range(4):
-            assert read_round_log(state, seat) == read_history(events, seat, 4)
+            assert read_round_log(state, seat) == knowledge_from_events(events, seat, 4)
         action = choose_action(state, state.turn, "normal")
         state, new = apply(state, state.turn, action)
         events.extend(new)
@@ -211,23 +243,6 @@ def test_hard_plays_the_final_turn_for_the_lowest_penalty() -> None:
     assert choose_action(state, 0, "hard") == Discard(Card.parse("KH"))
 
 
-def test_history_reads_only_public_faces() -> None:
-    events = [
-        Event("draw", 1, Card.parse("KD"), "stock", private=True),
-        Event("discard", 1, Card.parse("5S")),
-        Event("draw", 2, Card.parse("5S"), "discard"),
-        Event("discard", 2, Card.parse("9H")),
-        {"kind": "draw", "seat": 3, "source": "stock", "card": "QS"},  # a leaked card is dropped
-        {"kind": "draw", "seat": 3, "source": "discard", "card": "9H"},
-    ]
-    know = read_history(events, 0, 4)
-    assert know.picked == [[], [], [Card.parse("5S")], [Card.parse("9H")]]
-    assert know.thrown[1] == [Card.parse("5S")]
-    assert sum(know.held[1].values()) == 0
-    # a new round forgets the old one
-    assert read_history([*events, Event("round_start", data={"round": 2})], 0, 4).picked == [[], [], [], []]
-
-
 # ------------------------------------------------------------------------------------ whole games, secrecy
 
 
@@ -237,7 +252,7 @@ def play(levels: tuple[str, ...], seed: int, options: Options | None = None) -> 
     log = []
     while not state.is_over:
         seat = state.turn
-        action = choose_action(state, seat, levels[seat], seed=seed, history=events)
+        action = choose_action(state, seat, levels[seat], seed=seed)
         assert action in legal_actions(state, seat)
         log.append((seat, action))
         state, new = apply(state, seat, action)
@@ -296,7 +311,6 @@ def test_the_bots_do_not_read_hidden_cards() -> None:
     while not state.is_over and state.round <= 6:
         seat = state.turn
         action = choose_action(state, seat, levels[seat], seed=3)  # knowledge from state.round_log
-        assert choose_action(state, seat, levels[seat], seed=3, history=events) == action
         if levels[seat] != "random" or checked % 5 == 0:
             for _ in range(2):
                 other = _hide_differently(state, seat, rng)

@@ -7,6 +7,7 @@ import os
 import random
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import asdict
 from itertools import chain
 
 import pytest
@@ -118,6 +119,7 @@ def play_game(seed: int) -> None:
     assert GameState.from_dict(json.loads(json.dumps(state.to_dict()))) == state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(max(1, GAMES // CHUNK)))
 def test_random_full_games(chunk: int) -> None:
     for seed in range(chunk * CHUNK, (chunk + 1) * CHUNK):
@@ -251,7 +253,7 @@ def test_views_hide_what_a_seat_may_not_know() -> None:
     state = new_game(4, Options(jokers=True), seed)
     for _ in range(300):
         for seat in range(4):
-            view = view_for(state, seat)
+            view = asdict(view_for(state, seat))
             text = json.dumps(view)
             assert view["hand"] == [str(c) for c in state.hands[seat]]
             assert str(seed) not in text
@@ -260,7 +262,7 @@ def test_views_hide_what_a_seat_may_not_know() -> None:
             others = Counter(c for s, hand in enumerate(state.hands) if s != seat for c in hand)
             assert not (others - Counter(state.hands[seat])) & Counter(view["hand"]), "no other hand leaks"
             assert [p["card_count"] for p in view["players"]] == [len(h) for h in state.hands]
-        spectator = spectator_view(state)
+        spectator = asdict(spectator_view(state))
         assert spectator["hand"] is None and spectator["arrangement"] is None
         seat, action = quick_policy(state, rng)
         state, _ = apply(state, seat, action)  # type: ignore[arg-type]

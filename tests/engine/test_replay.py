@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import asdict
+from typing import Any
 
 import pytest
 
@@ -22,6 +24,11 @@ from app.engine.frames import replay_steps
 from app.engine.options import ROUNDS
 
 
+def frames_of(*args: Any) -> list[dict[str, Any]]:
+    """The frames as the history API sends them (JSON objects)."""
+    return [asdict(frame) for frame in replay_steps(*args)]
+
+
 def bot_game(
     players: int, seed: int, options: Options | None = None
 ) -> tuple[list[tuple[int, dict]], GameState]:
@@ -37,7 +44,7 @@ def bot_game(
 @pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 42), (5, 7)])
 def test_frames_follow_the_game_to_its_end(players: int, seed: int) -> None:
     log, final = bot_game(players, seed)
-    frames = replay_steps(players, Options(), seed, log)
+    frames = frames_of(players, Options(), seed, log)
 
     assert [f["index"] for f in frames] == list(range(len(frames)))
     kinds = Counter(f["kind"] for f in frames)
@@ -50,7 +57,7 @@ def test_frames_follow_the_game_to_its_end(players: int, seed: int) -> None:
     assert last["kind"] == "round_end" and last["phase"] == "game_over"
     assert last["totals"] == final.totals() and last["winners"] == final.winners()
     assert last["scores"] == final.scores()
-    json.dumps(frames)  # JSON-ready as it is
+    json.dumps(frames)  # plain JSON
 
     for frame in frames:
         hands = frame["hands"]
@@ -74,7 +81,7 @@ def test_frames_follow_the_game_to_its_end(players: int, seed: int) -> None:
 
 def test_each_move_frame_matches_the_engine_state() -> None:
     log, _ = bot_game(2, 5)
-    frames = [f for f in replay_steps(2, Options(), 5, log) if f["kind"] == "move"]
+    frames = [f for f in frames_of(2, Options(), 5, log) if f["kind"] == "move"]
     state = new_game(2, None, 5)
     by_move = iter(frames)
     for seat, action in log:
@@ -96,8 +103,8 @@ def test_each_move_frame_matches_the_engine_state() -> None:
 def test_options_as_a_dict_and_the_same_record_gives_the_same_frames() -> None:
     options = Options(jokers=True)
     log, final = bot_game(3, 9, options)
-    frames = replay_steps(3, options.to_dict(), 9, log)
-    assert frames == replay_steps(3, options, 9, log)
+    frames = frames_of(3, options.to_dict(), 9, log)
+    assert frames == frames_of(3, options, 9, log)
     assert (
         frames[-1]["totals"]
         == replay(3, options, 9, [(s, action_from_dict(a)) for s, a in log]).totals()
@@ -109,6 +116,6 @@ def test_an_illegal_log_is_refused() -> None:
     log, _ = bot_game(2, 3)
     seat, _action = log[0]
     with pytest.raises(GameError):
-        replay_steps(2, None, 3, [(1 - seat, {"type": "draw", "source": "stock"})])
+        frames_of(2, None, 3, [(1 - seat, {"type": "draw", "source": "stock"})])
     with pytest.raises(GameError):
-        replay_steps(2, None, 3, [(seat, {"type": "discard", "card": "AS"})])
+        frames_of(2, None, 3, [(seat, {"type": "discard", "card": "AS"})])

@@ -15,11 +15,12 @@ def load_compose() -> dict:
 
 def test_services_and_dependency_order() -> None:
     services = load_compose()["services"]
-    assert set(services) == {"app", "db", "caddy"}
+    assert set(services) == {"app", "db", "caddy", "redis"}
     assert services["db"]["image"].startswith("postgres:16")
     assert services["app"]["depends_on"]["db"]["condition"] == "service_healthy"
     assert services["caddy"]["depends_on"]["app"]["condition"] == "service_healthy"
-    assert services["caddy"]["profiles"] == ["https"], "Caddy only runs when asked for"
+    assert services["caddy"]["profiles"] == ["https", "scale"], "Caddy only runs when asked for"
+    assert services["redis"]["profiles"] == ["scale"], "Redis only runs with several replicas"
 
 
 def test_every_long_running_service_has_a_healthcheck_and_restart_policy() -> None:
@@ -66,3 +67,66 @@ def test_env_example_lists_every_setting() -> None:
     names = {line.split("=", 1)[0].lstrip("# ").strip() for line in example.splitlines() if "=" in line}
     missing = {field.upper() for field in Settings.model_fields} - names
     assert not missing, f".env.example lacks {sorted(missing)}"
+
+
+def test_the_app_believes_forwarding_headers_from_caddy_only() -> None:
+    """Behind Caddy every client arrives from Caddy's address: the app must trust exactly that address,
+    and it must be fixed (inside the compose network's subnet)."""
+    import ipaddress
+
+    compose = load_compose()
+    services = compose["services"]
+    caddy_address = services["caddy"]["networks"]["default"]["ipv4_address"]
+    subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    assert ipaddress.ip_address(caddy_address) in ipaddress.ip_network(subnet)
+    trusted = services["app"]["environment"]["TRUSTED_PROXIES"]
+    assert trusted == f"${{TRUSTED_PROXIES:-{caddy_address}}}"
+
+
+def test_the_app_container_may_open_many_files() -> None:
+    nofile = load_compose()["services"]["app"]["ulimits"]["nofile"]
+    assert nofile["soft"] == nofile["hard"] >= 65536
+
+
+def test_the_scale_profile_runs_redis_and_balances_every_replica_through_caddy() -> None:
+    """`--profile scale --scale app=N`: the replicas share Redis (when REDIS_URL is set), wait for it when it
+    runs, and Caddy's configuration (checked by Caddy itself) balances every replica it finds in DNS."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+
+    services = load_compose()["services"]
+    assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+    assert services["redis"]["restart"] == "unless-stopped"
+    redis_dependency = services["app"]["depends_on"]["redis"]
+    assert redis_dependency == {"condition": "service_healthy", "required": False}
+    assert services["app"]["environment"]["REDIS_URL"] == "${REDIS_URL:-}"
+    assert "./docker/Caddyfile:/etc/caddy/Caddyfile:ro" in services["caddy"]["volumes"]
+    assert "/etc/caddy/Caddyfile" in services["caddy"]["command"]
+    caddy = shutil.which("caddy") or "/usr/bin/caddy"
+    if not os.path.exists(caddy):
+        import pytest
+
+        from tests.conftest import services_required
+
+        if services_required():
+            pytest.fail("caddy is not installed (REQUIRE_SERVICES=1)")
+        pytest.skip("caddy is not installed")
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "HOME": home, "XDG_DATA_HOME": home, "XDG_CONFIG_HOME": home, "DOMAIN": "x.org"}
+        args = [caddy, "adapt", "--config", str(ROOT / "docker" / "Caddyfile"), "--adapter", "caddyfile"]
+        adapted = subprocess.run(args, env=env, capture_output=True, text=True, timeout=30, check=True)
+    config = json.loads(adapted.stdout)
+    server = config["apps"]["http"]["servers"]["srv0"]
+    proxy = server["routes"][0]["handle"][0]["routes"][0]["handle"][0]
+    assert server["routes"][0]["match"] == [{"host": ["x.org"]}]
+    assert proxy["dynamic_upstreams"] == {
+        "name": "app",
+        "port": "8000",
+        "refresh": 1_000_000_000,
+        "source": "a",
+    }
+    assert proxy["load_balancing"]["selection_policy"] == {"policy": "round_robin"}
+    assert proxy["health_checks"]["passive"]["unhealthy_status"] == [503]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from app.store import Store
 from tests.api.wsclient import Client, create_room, free_port, join_room
+from tests.reads import list_actions
 
 from .conftest import json_lines, play, server_env, start, stop, wait_ready
 
@@ -59,7 +60,7 @@ async def test_sigterm_drains_tells_clients_and_loses_nothing(tmp_path: Path) ->
             assert client.received[-1] == {"type": "restarting"}
             assert client.ws.close_code == 1012
         # Every acknowledged move is in the store, at the version its ack carried.
-        logged = {a.client_id: a.version for a in await store.list_actions(game_id) if a.client_id}
+        logged = {a.client_id: a.version for a in await list_actions(store, game_id) if a.client_id}
         assert acked and all(logged.get(i) == v for i, v in acked.items())
     finally:
         await store.close()

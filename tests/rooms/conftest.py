@@ -1,4 +1,5 @@
-"""Fixtures for the rooms tests: a migrated SQLite store, a manual clock, a RoomManager."""
+"""Fixtures for the rooms tests: a migrated SQLite store, a manual clock, a RoomManager, and a second one
+on the same database standing for another process (``elsewhere``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from app.config import Settings
 from app.rooms import RoomManager
 from app.store import Store, run_migrations
 
-from .fakes import ManualClock
+from .fakes import ManualClock, SharedButSilent
 
 
 @pytest.fixture
@@ -26,4 +27,15 @@ async def manager(sqlite_url: str, clock: ManualClock) -> AsyncIterator[RoomMana
     manager = RoomManager(store=store, settings=settings, clock=clock)
     yield manager
     await manager.close()
+    await store.close()
+
+
+@pytest.fixture
+async def elsewhere(manager: RoomManager, sqlite_url: str) -> AsyncIterator[RoomManager]:
+    """A second process on the same database that hears none of the first one's notices."""
+    store = Store(sqlite_url)
+    settings = Settings(_env_file=None, database_url=sqlite_url, bot_delay_ms=700)  # type: ignore[call-arg]
+    other = RoomManager(store=store, settings=settings, clock=ManualClock(), broadcaster=SharedButSilent())
+    yield other
+    await other.close()
     await store.close()

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.protocol import parse_client_message
-from app.rooms import Connection, Room
+from app.rooms import Connection, InProcessBroadcaster, Room
 
 
 class ManualClock:
@@ -59,12 +59,7 @@ class FakeSocket:
         return self.drain()
 
     def drain(self) -> list[dict[str, Any]]:
-        out = []
-        queue = self.conn._queue
-        while not queue.empty():
-            text = queue.get_nowait()
-            if text is not None:
-                out.append(json.loads(text))
+        out = [json.loads(text) for text in self.conn.drain()]
         self.seen.extend(out)
         return out
 
@@ -76,3 +71,9 @@ async def wait_until(check: Any, timeout: float = 10) -> None:
         if loop.time() > deadline:
             raise TimeoutError("condition not met")
         await asyncio.sleep(0.005)
+
+
+class SharedButSilent(InProcessBroadcaster):
+    """Says other processes exist (as with Redis), but none of their notices ever arrive."""
+
+    shared = True

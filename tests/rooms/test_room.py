@@ -4,23 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 
 import pytest
 
 from app.engine import GameState, action_to_dict
 from app.engine.bots import choose_action
-from app.protocol import Pong
+from app.protocol import MessageRefused, Pong, parse_client_message
 from app.rooms import (
     CODE_ALPHABET,
     Connection,
     RoomManager,
-    RoomStatus,
-    WrongStatus,
     new_room_code,
     normalize_code,
 )
+from app.rooms.broadcast import Notice
 from app.rooms.connection import CLOSE_TRY_AGAIN
-from app.rooms.room import BOT_MAX_FAILURES, BOT_RETRY_SECONDS, TRANSITIONS
+from app.rooms.driver import MAX_FAILURES as BOT_MAX_FAILURES
+from app.rooms.driver import RETRY_SECONDS as BOT_RETRY_SECONDS
+from app.rooms.room import PRESENCE_SECONDS
+from app.table import TRANSITIONS, Change, RoomStatus, WrongStatus
+from tests.reads import list_actions
 
 from .fakes import FakeSocket, ManualClock, wait_until
 
@@ -47,6 +51,7 @@ def test_room_codes_are_readable_and_unguessable() -> None:
 
 def test_lifecycle_transitions_name_what_was_expected() -> None:
     assert TRANSITIONS[RoomStatus.LOBBY] == {RoomStatus.PLAYING}
+    assert TRANSITIONS[RoomStatus.FINISHED] == {RoomStatus.PLAYING, RoomStatus.LOBBY}
     error = WrongStatus("start the game", RoomStatus.LOBBY, RoomStatus.PLAYING)
     assert error.code == "wrong_status"
     assert "playing" in error.message and "lobby" in error.message
@@ -54,10 +59,10 @@ def test_lifecycle_transitions_name_what_was_expected() -> None:
 
 async def test_tokens_are_stored_only_as_hashes(manager: RoomManager) -> None:
     room, _host, token = await seated(manager)
-    record = await manager.store.load_room(room.code)
-    assert record is not None
-    assert record.seats[0].token_hash == hashlib.sha256(token.encode()).hexdigest()
-    assert token not in repr(record)
+    loaded = await manager.store.load_table(room.code)
+    assert loaded is not None
+    assert loaded.table.seats[0].token_hash == hashlib.sha256(token.encode()).hexdigest()
+    assert token not in repr(loaded)
 
 
 async def test_lobby_rules(manager: RoomManager) -> None:
@@ -70,16 +75,16 @@ async def test_lobby_rules(manager: RoomManager) -> None:
     host.drain()
     for message in ({"type": "start"}, {"type": "add_bot"}, {"type": "set_options", "seats": 5}):
         assert codes(await guest.say(message)) == ["not_host"]
-    version = room.version
+    version = room.table.version
     out = await host.say({"type": "set_options", "options": {"ace_high_low": True}, "seats": 4})
-    assert room.version == version + 1 and out[-1]["type"] == "state"
+    assert room.table.version == version + 1 and out[-1]["type"] == "state"
     assert out[-1]["room"]["options"]["ace_high_low"] is True and out[-1]["room"]["seat_count"] == 4
     assert codes(await host.say({"type": "set_options", "options": {"nope": 1}})) == ["bad_options"]
     assert codes(await host.say({"type": "set_options", "options": {"decks": 1}})) == ["bad_options"]
-    assert room.version == version + 1  # refusals change nothing
+    assert room.table.version == version + 1  # refusals change nothing
     await host.say({"type": "add_bot", "level": "easy"})
     await host.say({"type": "add_bot"})
-    assert [(s.index, s.is_bot, s.bot_level) for s in room.seats] == [
+    assert [(s.index, s.is_bot, s.bot_level) for s in room.table.seats] == [
         (0, False, None),
         (1, False, None),
         (2, True, "easy"),
@@ -96,9 +101,9 @@ async def test_lobby_rules(manager: RoomManager) -> None:
     assert [m for m in guest.drain() if m["type"] == "welcome"] == [
         {"type": "welcome", "room": room.code, "seat": None, "you_are_host": False}
     ]
-    assert [(s.index, s.name) for s in room.seats] == [(0, "Host"), (1, "Bot 3"), (2, "Bot 4")]
-    record = await manager.store.load_room(room.code)
-    assert record is not None and [s.name for s in record.seats] == ["Host", "Bot 3", "Bot 4"]
+    assert [(s.index, s.name) for s in room.table.seats] == [(0, "Host"), (1, "Bot 3"), (2, "Bot 4")]
+    loaded = await manager.store.load_table(room.code)
+    assert loaded is not None and [s.name for s in loaded.table.seats] == ["Host", "Bot 3", "Bot 4"]
     assert codes(
         await guest.say({"type": "action", "id": "a", "action": {"type": "draw", "source": "stock"}})
     ) == ["not_seated"]
@@ -107,7 +112,7 @@ async def test_lobby_rules(manager: RoomManager) -> None:
     ) == ["game_not_started"]
     assert codes(await host.say({"type": "rematch"})) == ["wrong_status"]
     out = await host.say({"type": "start"})
-    assert room.status is RoomStatus.PLAYING and out[-1]["room"]["status"] == "playing"
+    assert room.table.status is RoomStatus.PLAYING and out[-1]["room"]["status"] == "playing"
     assert out[-1]["game"]["seat"] == 0 and len(out[-1]["game"]["hand"]) == 3
     for message in ({"type": "start"}, {"type": "add_bot"}, {"type": "remove_seat", "seat": 1}):
         error = await host.say(message)
@@ -118,20 +123,21 @@ async def test_lobby_rules(manager: RoomManager) -> None:
 async def test_start_needs_two_seats(manager: RoomManager) -> None:
     room, host, _ = await seated(manager, seats=2)
     assert codes(await host.say({"type": "start"})) == ["not_allowed"]
-    assert room.status is RoomStatus.LOBBY
+    assert room.table.status is RoomStatus.LOBBY
 
 
-async def test_presence_and_spectators(manager: RoomManager) -> None:
+async def test_presence_and_spectators(manager: RoomManager, clock: ManualClock) -> None:
     room, host, token = await seated(manager, seats=2)
     tab = FakeSocket(room)
     await tab.say({"type": "hello", "token": token})
     watcher = FakeSocket(room)
     out = await watcher.say({"type": "hello"})
     assert out[-1]["room"]["spectators"] == 1 and out[-1]["room"]["seats"][0]["connected"] is True
-    host.drain()
     await room.detach(tab.conn)  # one of two tabs closes: still connected
+    await clock.advance(PRESENCE_SECONDS)  # presence is told at most once per PRESENCE_SECONDS
     assert host.drain()[-1]["room"]["seats"][0]["connected"] is True
     await room.detach(host.conn)
+    await clock.advance(PRESENCE_SECONDS)
     last = watcher.drain()[-1]
     assert last["room"]["seats"][0]["connected"] is False
     assert (await watcher.say({"type": "ping"})) == [Pong().model_dump()]
@@ -142,26 +148,26 @@ async def test_bots_wait_for_their_delay_then_play_through_the_same_path(
 ) -> None:
     room, host, _ = await seated(manager, seats=3, bots=["normal", "easy"])
     await host.say({"type": "start"})
-    assert room.game is not None
-    game_id = room.game_id
+    assert room.table.game is not None
+    game_id = room.table.game_id
     assert game_id is not None
     for _ in range(30):  # play several turns of the person; the bots answer after their delay
-        if room.game.turn != 0:
-            version = room.version
+        if room.table.game.turn != 0:
+            version = room.table.version
             await wait_until(lambda: clock.sleeping > 0)
             await clock.advance(0.5)
-            assert room.version == version  # not yet
+            assert room.table.version == version  # not yet
             await clock.advance(0.2)
-            await wait_until(lambda v=version: room.version > v)  # type: ignore[misc]
+            await wait_until(lambda v=version: room.table.version > v)  # type: ignore[misc]
             continue
-        state: GameState = room.game
+        state: GameState = room.table.game
         move = action_to_dict(choose_action(state, 0, "normal", state.moves))
         host.drain()
         out = await host.say(
-            {"type": "action", "id": f"m{state.moves}", "version": room.version, "action": move}
+            {"type": "action", "id": f"m{state.moves}", "version": room.table.version, "action": move}
         )
         assert out[0]["type"] == "ack"
-    actions = await manager.store.list_actions(game_id)
+    actions = await list_actions(manager.store, game_id)
     assert {a.seat for a in actions} == {0, 1, 2}
     assert all((a.client_id is None) == (a.seat != 0) for a in actions)
     assert [a.version for a in actions] == sorted(a.version for a in actions)
@@ -172,34 +178,36 @@ async def test_a_bot_retries_a_failed_commit_then_gives_up_after_failures_in_a_r
 ) -> None:
     room, host, _ = await seated(manager, seats=2, bots=["easy"])
     await host.say({"type": "start"})
-    commit = manager.store.record_action
+    commit = manager.store.commit
     failing = 0
     attempts = 0
 
-    async def flaky(**kwargs):  # type: ignore[no-untyped-def]
+    async def flaky(change: Change) -> int | None:
         nonlocal failing, attempts
         attempts += 1
         if failing:
             failing -= 1
             raise RuntimeError("the database is away")
-        await commit(**kwargs)
+        return await commit(change)
 
-    manager.store.record_action = flaky  # type: ignore[method-assign]
-    assert room.game is not None
-    while room.game.turn != 1:  # the person plays until it is the bot's turn
-        state: GameState = room.game
+    manager.store.commit = flaky  # type: ignore[method-assign]
+    assert room.table.game is not None
+    while room.table.game.turn != 1:  # the person plays until it is the bot's turn
+        state: GameState = room.table.game
         move = action_to_dict(choose_action(state, 0, "normal", state.moves))
-        await host.say({"type": "action", "id": f"m{state.moves}", "version": room.version, "action": move})
-    version, failing, attempts = room.version, 2, 0
+        await host.say(
+            {"type": "action", "id": f"m{state.moves}", "version": room.table.version, "action": move}
+        )
+    version, failing, attempts = room.table.version, 2, 0
     for wait in (0.7, BOT_RETRY_SECONDS, 2 * BOT_RETRY_SECONDS):  # the delay, then longer after each failure
         await wait_until(lambda: clock.sleeping > 0)
-        assert room.version == version
+        assert room.table.version == version
         await clock.advance(wait)
-    await wait_until(lambda: room.version > version)
+    await wait_until(lambda: room.table.version > version)
     assert attempts == 3  # two failures, then the move committed
 
     failing, attempts = 1000, 0  # the bot's next move (its discard) never commits
-    task = room._bot_task
+    task = room.driver.task
     assert task is not None
     for _ in range(3 * BOT_MAX_FAILURES):
         await wait_until(lambda: clock.sleeping > 0 or task.done())
@@ -211,40 +219,99 @@ async def test_a_bot_retries_a_failed_commit_then_gives_up_after_failures_in_a_r
     assert attempts == BOT_MAX_FAILURES  # it stopped trying until the table changes again
 
 
-async def test_a_whole_game_against_bots_then_a_rematch(sqlite_url: str) -> None:
+async def play_to_the_end(room, host) -> None:  # type: ignore[no-untyped-def]
+    """The host plays seat 0 against the bots until the game (started) is over."""
+    while room.table.game is not None and not room.table.game.is_over:
+        if room.table.game.turn == 0:
+            state = room.table.game
+            move = action_to_dict(choose_action(state, 0, "normal", state.moves))
+            host.drain()
+            out = await host.say({"type": "action", "id": f"m{state.moves}", "action": move})
+            assert "ack" in [m["type"] for m in out] and not codes(out), out  # presence news may come too
+        else:
+            await asyncio.sleep(0.001)
+    assert room.table.status is RoomStatus.FINISHED
+
+
+def sqlite_manager(sqlite_url: str):  # type: ignore[no-untyped-def]
     from app.config import Settings
-    from app.store import Store, run_migrations
+    from app.store import Store
+
+    store = Store(sqlite_url)
+    settings = Settings(_env_file=None, database_url=sqlite_url, bot_delay_ms=0)  # type: ignore[call-arg]
+    return store, RoomManager(store=store, settings=settings)
+
+
+async def test_a_whole_game_against_bots_then_a_rematch(sqlite_url: str) -> None:
+    from app.store import run_migrations
 
     await run_migrations(sqlite_url)
-    store = Store(sqlite_url)
-    manager = RoomManager(
-        store=store,
-        settings=Settings(_env_file=None, database_url=sqlite_url, bot_delay_ms=0),  # type: ignore[call-arg]
-    )
+    store, manager = sqlite_manager(sqlite_url)
     try:
         room, host, _ = await seated(manager, seats=2, bots=["random"])
         await host.say({"type": "start"})
-        while room.game is not None and not room.game.is_over:
-            if room.game.turn == 0:
-                state = room.game
-                move = action_to_dict(choose_action(state, 0, "normal", state.moves))
-                host.drain()
-                out = await host.say({"type": "action", "id": f"m{state.moves}", "action": move})
-                assert out[0]["type"] == "ack", out
-            else:
-                await asyncio.sleep(0.001)
-        assert room.status is RoomStatus.FINISHED
+        await play_to_the_end(room, host)
         host.drain()
         final = host.seen[-1]  # the last state, whether a bot's move or the host's ended the game
         assert final["room"]["status"] == "finished" and final["game"]["phase"] == "game_over"
-        first_game = room.game_id
+        first_game = room.table.game_id
         out = await host.say({"type": "rematch"})
-        assert room.status is RoomStatus.PLAYING and room.game_id != first_game and room.game_number == 2
+        assert (
+            room.table.status is RoomStatus.PLAYING
+            and room.table.game_id != first_game
+            and room.table.game_number == 2
+        )
         assert out[-1]["room"]["game_number"] == 2 and out[-1]["game"]["round"] == 1
         # The rematch survives a reload from the store.
         manager.rooms.clear()
         again = await manager.get(room.code)
-        assert again is not None and again.game_number == 2 and again.status is RoomStatus.PLAYING
+        assert again is not None and again.table.game_number == 2 and again.table.status is RoomStatus.PLAYING
+        await again.close()
+        await room.close()
+    finally:
+        await manager.close()
+        await store.close()
+
+
+async def test_after_a_game_the_host_goes_back_to_the_lobby_changes_the_table_and_starts_again(
+    sqlite_url: str,
+) -> None:
+    from app.store import run_migrations
+
+    await run_migrations(sqlite_url)
+    store, manager = sqlite_manager(sqlite_url)
+    try:
+        room, host, _ = await seated(manager, seats=3, bots=["random"])
+        _, guest_token = await room.join("Nima")
+        guest = FakeSocket(room)
+        await guest.say({"type": "hello", "token": guest_token})
+        await host.say({"type": "start"})
+        await host.say({"type": "bot_seat", "seat": 2, "level": "random"})  # Nima leaves his seat to a bot
+        await play_to_the_end(room, host)
+        first = room.table.game_public_id
+        assert codes(await guest.say({"type": "reopen"})) == ["not_seated"]
+        out = await host.say({"type": "reopen"})
+        state = out[-1]
+        assert room.table.status is RoomStatus.LOBBY and state["room"]["status"] == "lobby"
+        assert state["game"] is None and state["room"]["game_id"] == first  # the last game is still named
+        assert codes(await host.say({"type": "reopen"})) == ["wrong_status"]
+        # The host changes the rules and the seats; the ready check shows who is in.
+        await host.say({"type": "set_options", "options": {"jokers": True}, "seats": 3})
+        await host.say({"type": "remove_seat", "seat": 2})
+        assert [s["name"] for s in host.seen[-1]["room"]["seats"]] == ["Host", "Bot 2"]
+        out = await host.say({"type": "ready"})
+        presence = [m for m in out if m["type"] == "presence"]
+        assert presence and presence[-1]["room"]["ready"] == [0]
+        assert codes(await host.say({"type": "ready"})) == []  # said already: nothing changes
+        out = await host.say({"type": "start"})
+        started = out[-1]
+        assert started["room"]["status"] == "playing" and started["room"]["game_number"] == 2
+        assert started["room"]["options"]["jokers"] is True and started["room"]["ready"] == []
+        assert started["room"]["game_id"] != first
+        # The lobby and the next game survive a reload from the store.
+        manager.rooms.clear()
+        again = await manager.get(room.code)
+        assert again is not None and again.table.game_number == 2 and again.table.options.jokers
         await again.close()
         await room.close()
     finally:
@@ -276,6 +343,31 @@ async def test_chat_is_rate_limited(manager: RoomManager, clock: ManualClock) ->
     assert (await host.say({"type": "chat", "text": "later"}))[0]["text"] == "later"
 
 
+async def test_reactions_reach_the_table_and_count_with_the_chat(manager: RoomManager) -> None:
+    room, host, _ = await seated(manager)
+    watcher = FakeSocket(room)
+    await watcher.say({"type": "hello"})
+    version = room.table.version
+    watcher.drain()
+    out = await host.say({"type": "react", "emoji": "👏"})
+    assert out == [{"type": "reaction", "seat": 0, "emoji": "👏"}]
+    assert watcher.drain() == [{"type": "reaction", "seat": 0, "emoji": "👏"}]
+    assert codes(await watcher.say({"type": "react", "emoji": "👍"})) == ["not_seated"]
+    assert host.drain() == []  # a refused reaction is heard by nobody
+    # A reaction made through another process arrives as a notice (Redis) and reaches these sockets too.
+    room._on_notice(Notice(room.code, "reaction", room.table.version, {"seat": 1, "emoji": "😂"}))
+    assert watcher.drain() == host.drain() == [{"type": "reaction", "seat": 1, "emoji": "😂"}]
+    # Only the offered few: anything else is a malformed message, refused before it reaches the room.
+    for emoji in ("💩", "👍👍", "", 7):
+        with pytest.raises(MessageRefused) as refused:
+            parse_client_message(json.dumps({"type": "react", "emoji": emoji}))
+        assert refused.value.code == "bad_message"
+    for i in range(4):  # five lines in all with the reaction above: then the chat allowance is spent
+        await host.say({"type": "chat", "text": f"line {i}"})
+    assert codes(await host.say({"type": "react", "emoji": "😂"})) == ["rate_limited"]
+    assert room.table.version == version  # reactions commit nothing
+
+
 async def test_two_processes_on_one_database_never_both_win(manager: RoomManager, sqlite_url: str) -> None:
     """A second RoomManager stands for a second server process: the store's version check referees."""
     from app.config import Settings
@@ -290,14 +382,16 @@ async def test_two_processes_on_one_database_never_both_win(manager: RoomManager
         clock=ManualClock(),
     )
     try:
-        assert room_a.game is not None
-        while room_a.game.turn != 0:  # let the bot of process A play its turn (draw, then discard) first
-            version = room_a.version
+        assert room_a.table.game is not None
+        while (
+            room_a.table.game.turn != 0
+        ):  # let the bot of process A play its turn (draw, then discard) first
+            version = room_a.table.version
             await wait_until(lambda: manager.clock.sleeping > 0)  # type: ignore[attr-defined]
             await manager.clock.advance(1)  # type: ignore[attr-defined]
-            await wait_until(lambda v=version: room_a.version > v)  # type: ignore[misc]
+            await wait_until(lambda v=version: room_a.table.version > v)  # type: ignore[misc]
         room_b = await manager_b.get(room_a.code)
-        assert room_b is not None and room_b.version == room_a.version
+        assert room_b is not None and room_b.table.version == room_a.table.version
         host_b = FakeSocket(room_b)
         await host_b.say({"type": "hello", "token": token})
         # Process A plays the host's draw; process B, still at the old version, tries the same turn.
@@ -308,12 +402,119 @@ async def test_two_processes_on_one_database_never_both_win(manager: RoomManager
         host_b.drain()
         out = await host_b.say({"type": "action", "id": "b", "action": {"type": "draw", "source": "discard"}})
         assert codes(out) == ["stale_version"] and out[1]["type"] == "state"
-        assert room_b.version == room_a.version  # B caught up from the store
+        assert room_b.table.version == room_a.table.version  # B caught up from the store
         assert out[1]["game"]["phase"] == "discard"
         retry = await host_b.say({"type": "action", "id": "a", "action": {"type": "draw", "source": "stock"}})
-        assert retry[0] == {"type": "ack", "id": "a", "version": room_a.version}
-        client_ids = [a.client_id for a in await store_b.list_actions(room_a.game_id or 0) if a.client_id]
+        assert retry[0] == {"type": "ack", "id": "a", "version": room_a.table.version}
+        client_ids = [
+            a.client_id for a in await list_actions(store_b, room_a.table.game_id or 0) if a.client_id
+        ]
         assert client_ids == ["a"]
     finally:
         await manager_b.close()
         await store_b.close()
+
+
+async def test_a_tab_already_at_the_current_version_gets_presence_and_no_state_again(
+    manager: RoomManager,
+) -> None:
+    room, _host, token = await seated(manager)
+    current = FakeSocket(room)
+    out = await current.say({"type": "hello", "token": token, "last_version": room.table.version})
+    assert [m["type"] for m in out] == ["welcome", "presence"]
+    assert out[1]["version"] == room.table.version and out[1]["room"]["seats"][0]["connected"]
+    behind = FakeSocket(room)
+    out = await behind.say({"type": "hello", "token": token, "last_version": room.table.version - 1})
+    assert [m["type"] for m in out] == ["welcome", "presence", "state"]
+
+
+async def test_a_notice_ahead_of_the_room_makes_it_catch_up_before_it_renders(
+    manager: RoomManager, sqlite_url: str
+) -> None:
+    """Two rooms of one table on one database and one broadcaster (as two processes would be): a change
+    committed by one reaches the other's sockets as the table it made, never the stale cache."""
+    from app.config import Settings
+    from app.store import Store
+
+    room_a, host_a, _ = await seated(manager)
+    store_b = Store(sqlite_url)
+    manager_b = RoomManager(
+        store=store_b,
+        settings=Settings(_env_file=None, database_url=sqlite_url),  # type: ignore[call-arg]
+        clock=manager.clock,
+        broadcaster=manager.broadcaster,
+    )
+    try:
+        room_b = await manager_b.get(room_a.code)
+        assert room_b is not None
+        watcher = FakeSocket(room_b)
+        await watcher.say({"type": "hello"})
+        before = room_b.table.version
+        await host_a.say({"type": "add_bot", "level": "easy"})
+        await wait_until(lambda: room_b.table.version == room_a.table.version)
+        states = [m for m in watcher.drain() if m["type"] == "state"]
+        assert states and states[-1]["version"] == room_a.table.version == before + 1
+        assert [s["name"] for s in states[-1]["room"]["seats"]] == ["Host", "Bot 2"]
+        assert all(s["version"] > before for s in states), "no stale table was rendered"
+    finally:
+        await manager_b.close()
+        await store_b.close()
+
+
+async def test_spectator_churn_is_told_as_one_presence_and_spectators_are_capped(
+    manager: RoomManager, clock: ManualClock
+) -> None:
+    room, host, _ = await seated(manager, seats=2)
+    await clock.advance(PRESENCE_SECONDS)
+    host.drain()
+    for _ in range(20):  # watchers come and go as fast as they can
+        watcher = FakeSocket(room)
+        await watcher.say({"type": "hello"})
+        await room.detach(watcher.conn)
+    told = [m for m in host.drain() if m["type"] != "pong"]
+    assert [m["type"] for m in told] == ["presence"], "the first change at once; the rest wait"
+    await clock.advance(PRESENCE_SECONDS)
+    told = host.drain()
+    assert [m["type"] for m in told] == ["presence"] and told[0]["room"]["spectators"] == 0, "then one more"
+    assert all(m["type"] != "state" for m in told)  # presence carries no game view
+    cap = manager.settings.max_spectators_per_table
+    watchers = [FakeSocket(room) for _ in range(cap + 1)]
+    answers = [await w.say({"type": "hello"}) for w in watchers]
+    assert all(a[0]["type"] == "welcome" for a in answers[:cap])
+    assert [(m["type"], m.get("code")) for m in answers[cap]] == [("error", "not_allowed")]
+
+
+async def test_idle_rooms_leave_memory_and_load_again_and_lookups_leave_nothing_behind(
+    manager: RoomManager, clock: ManualClock
+) -> None:
+    for code in ("NOPE2345", "ZZZZ2345", "abcd2345"):
+        assert await manager.get(code) is None
+    assert manager._loading == {}, "a lookup of a code that does not exist keeps no lock"
+    room, host, _ = await seated(manager, seats=2)
+    idle = manager.settings.room_idle_seconds
+    await clock.advance(idle)
+    assert await manager.evict_idle() == 0, "a socket is open"
+    await room.detach(host.conn)
+    await clock.advance(idle - 1)
+    assert await manager.evict_idle() == 0, "not idle for long enough"
+    await clock.advance(1)
+    assert await manager.evict_idle() == 1 and room.code not in manager.rooms
+    again = await manager.get(room.code)
+    assert again is not None and again is not room and again.table == room.table
+
+
+async def test_lobby_commands_that_change_nothing_write_nothing_and_are_rate_limited(
+    manager: RoomManager, clock: ManualClock
+) -> None:
+    room, host, _ = await seated(manager, seats=4)
+    version = room.table.version
+    same = {"type": "set_options", "options": {"jokers": False}, "seats": 4}
+    assert await host.say(same) == []  # no error, no state: nothing changed, nothing written
+    assert room.table.version == version
+    allowed = manager.settings.lobby_max_per_10s
+    answers = [await host.say(same) for _ in range(allowed + 5)]
+    refused = [a for a in answers if a and a[0].get("code") == "rate_limited"]
+    assert len(refused) == 6 and room.table.version == version  # 1 + allowed + 5 sent, allowed let through
+    await clock.advance(10.1)
+    assert await host.say({"type": "set_options", "options": {"jokers": True}}) != []
+    assert room.table.version == version + 1

@@ -17,6 +17,7 @@ from app.__main__ import build_server
 from app.config import Settings
 from app.store import Store
 from tests.api.wsclient import Client, create_room, free_port, join_room, server_settings
+from tests.reads import load_game_state
 from tests.server_process import start_server_process, stop_process
 
 LOGGERS = ("", "app", "uvicorn", "uvicorn.error", "uvicorn.access")
@@ -185,7 +186,7 @@ async def snapshot(srv: LiveServer, table: Table) -> tuple[int, dict[str, Any], 
     state = await fresh_state(srv.base, table.code)
     stored = None
     if table.game_id is not None:
-        loaded = await srv.store.load_game_state(table.game_id)
+        loaded = await load_game_state(srv.store, table.game_id)
         assert loaded is not None
         assert loaded[0] == state["version"], "the store and the live room disagree on the version"
         stored = loaded[1]

@@ -19,6 +19,7 @@ from app.engine import GameState, action_from_dict
 from app.engine.game import replay  # the function (a submodule app.engine.replay may shadow the name)
 from app.store import Store
 from tests.api.wsclient import Client, create_room, free_port, join_room
+from tests.reads import list_actions, load_game_state
 
 from .conftest import assert_not_logged, start_server_process, stop_process
 from .player import choose_from_view
@@ -103,10 +104,10 @@ async def check_store(
     """Every acknowledged move is logged with its version; every game replays from its log to its state."""
     states = {}
     for code, game_id in games.items():
-        loaded = await store.load_game_state(game_id)
+        loaded = await load_game_state(store, game_id)
         assert loaded is not None
         state = GameState.from_dict(loaded[1])
-        actions = await store.list_actions(game_id)
+        actions = await list_actions(store, game_id)
         logged = {a.client_id: a.version for a in actions if a.client_id}
         for action_id, (room, version) in acked.items():
             if room == code:

@@ -40,7 +40,8 @@ async def answers_to(client: Client, frame: str | bytes, timeout: float = 5) -> 
         message = await asyncio.wait_for(client.inbox.get(), timeout)
         if message["type"] == "pong":
             return out
-        out.append(message)
+        if message["type"] != "presence":  # someone came or went: news for everyone, not an answer
+            out.append(message)
 
 
 def errors_in(messages: list[Message]) -> list[Message]:
@@ -589,4 +590,56 @@ async def test_hundreds_of_sockets_from_one_address_leave_the_server_up(live: Li
     assert state["version"] == before[0] + 1
     assert state["room"]["spectators"] == 1  # only the socket that asked
     assert_not_logged(live.logs.text(), live.tokens)
+    await table.close()
+
+
+# ----- refusals of malformed actions carry their id; huge numbers are refused, not fatal ------------------
+
+
+async def test_a_malformed_action_is_refused_with_its_id(live: LiveServer) -> None:
+    """The protocol promises an error's ``id`` is the action id whenever the refused message was an action."""
+    table = await open_table(live)
+    before = await snapshot(live, table)
+    _, seat = await turn_seat(table)
+    client = table.clients[seat]  # on turn: only the shape can be wrong
+    frames = [
+        '{"type": "action", "id": "m-1"}',
+        '{"type": "action", "id": "m-2", "action": "draw"}',
+        '{"type": "action", "id": "m-3", "action": {"type": "fly"}}',
+        '{"type": "action", "id": "m-4", "action": {"type": "draw", "source": "hand"}}',
+        '{"type": "action", "id": "m-5", "action": {"type": "draw"}}',
+        '{"type": "action", "id": "m-6", "action": {"type": "discard", "card": ""}}',
+        '{"type": "action", "id": "m-7", "version": "5", "action": {"type": "draw", "source": "stock"}}',
+    ]
+    answers = [errors_in(await answers_to(client, frame)) for frame in frames]
+    assert [[(e["code"], e.get("id")) for e in got] for got in answers] == [
+        [("bad_message", f"m-{i}")] for i in range(1, len(frames) + 1)
+    ]
+    assert await snapshot(live, table) == before
+    await table.close()
+
+
+async def test_an_integer_of_more_than_4300_digits_is_a_bad_message(live: LiveServer) -> None:
+    """Python refuses to convert such an integer (a ValueError, not a JSONDecodeError)."""
+    table = await open_table(live)
+    before = await snapshot(live, table)
+    huge = "7" * 4301
+    problems = await check_frames(
+        table.clients[1],
+        [
+            ('{"type": "ping", "n": ' + huge + "}", {"bad_message"}),
+            ('{"type": "action", "id": "big", "version": ' + huge + ', "action": {}}', {"bad_message"}),
+            ("-" + huge, {"bad_message"}),
+        ],
+    )
+    fresh = await Client.connect(live.base, table.code)  # before hello, too
+    problems += await check_frames(
+        fresh, [('{"type": "hello", "last_version": ' + huge + "}", {"bad_message"})]
+    )
+    await fresh.hello()
+    await fresh.close()
+    assert not problems, "\n".join(problems)
+    assert await snapshot(live, table) == before
+    await healthy(live.base)
+    no_server_errors(live.logs.text())
     await table.close()

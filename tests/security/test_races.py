@@ -9,6 +9,7 @@ from typing import Any
 from app.engine import GameState, action_from_dict
 from app.engine.game import replay  # the function (a submodule app.engine.replay may shadow the name)
 from tests.api.wsclient import Client, stored_game
+from tests.reads import list_actions
 
 from .conftest import LiveServer, Table, open_table, serving
 
@@ -43,7 +44,7 @@ def two_different_cards(hand: list[str]) -> tuple[str, str]:
 
 async def check_log(srv: LiveServer, game_id: int, acked: dict[str, int], refused: set[str]) -> GameState:
     version, state = await stored_game(srv.store, game_id)
-    actions = await srv.store.list_actions(game_id)
+    actions = await list_actions(srv.store, game_id)
     logged = {a.client_id: a.version for a in actions if a.client_id}
     assert all(logged.get(i) == v for i, v in acked.items()), "an acknowledged move is not in the log"
     assert not refused & set(logged), "a refused move was applied"

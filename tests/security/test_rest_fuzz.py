@@ -17,20 +17,22 @@ from app.main import create_app
 from .conftest import live_server
 
 CALLS = {"n": 0}  # requests the fuzz made (a fuzz that makes almost none proves nothing)
+# One worker runs the whole module (pytest-xdist --dist loadgroup), so the count above is the whole fuzz's.
+pytestmark = pytest.mark.xdist_group("rest-fuzz")
 
 
-def start_game(base: str, code: str, token: str) -> int:
+def start_game(base: str, code: str, token: str) -> str:
     with connect(base.replace("http", "ws", 1) + f"/ws/{code}") as ws:
         ws.send(json.dumps({"type": "hello", "token": token}))
         ws.send(json.dumps({"type": "start"}))
         while True:
             message = json.loads(ws.recv(timeout=10))
             if message["type"] == "state" and message["room"]["game_id"] is not None:
-                return int(message["room"]["game_id"])
+                return str(message["room"]["game_id"])
 
 
 @pytest.fixture(scope="module")
-def fuzz_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, int]]:
+def fuzz_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
     """A live server with one room and one started game, so generated requests can hit real ones."""
     db = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
     with live_server(f"sqlite+aiosqlite:///{db}", log_level="warning", bot_delay_ms=0) as (base, _, logs):
@@ -60,7 +62,7 @@ schema = schemathesis.openapi.from_dict(app_schema())
     suppress_health_check=list(HealthCheck),
 )
 def test_generated_requests_never_get_a_server_error(
-    case: schemathesis.Case, fuzz_target: tuple[str, str, int]
+    case: schemathesis.Case, fuzz_target: tuple[str, str, str]
 ) -> None:
     base, code, game_id = fuzz_target
     responses = [case.call(base_url=base)]
@@ -108,7 +110,7 @@ HOSTILE_BODIES = [
 
 
 @pytest.mark.parametrize(("path", "body"), HOSTILE_BODIES, ids=range(len(HOSTILE_BODIES)))
-def test_hostile_bodies_get_a_clear_4xx(fuzz_target: tuple[str, str, int], path: str, body: str) -> None:
+def test_hostile_bodies_get_a_clear_4xx(fuzz_target: tuple[str, str, str], path: str, body: str) -> None:
     base, code, _ = fuzz_target
     with httpx.Client(base_url=base) as http:
         response = http.post(
@@ -118,7 +120,7 @@ def test_hostile_bodies_get_a_clear_4xx(fuzz_target: tuple[str, str, int], path:
     assert json.loads(response.text)["code"] in ("bad_request", "bad_options"), response.text[:300]
 
 
-def test_the_fuzzed_schema_is_the_served_one(fuzz_target: tuple[str, str, int]) -> None:
+def test_the_fuzzed_schema_is_the_served_one(fuzz_target: tuple[str, str, str]) -> None:
     """Guard against a fuzz of nothing: the schema fuzzed is the one served, with the REST operations."""
     with httpx.Client(base_url=fuzz_target[0]) as http:
         served = http.get("/openapi.json").json()

@@ -8,6 +8,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import asdict
 from typing import Any
 
 import httpx
@@ -15,6 +16,7 @@ import pytest
 
 from app.engine import GameState, action_from_dict, apply, new_game, view_for
 from tests.api.wsclient import Client
+from tests.reads import list_actions, load_game_state
 
 from .conftest import LiveServer, Table, assert_not_logged, open_table
 from .player import choose_from_view
@@ -40,6 +42,7 @@ OWN_CARD_PATHS = re.compile(
     r"\.game\.(hand\[\]|drawn|can_go_out\[\]|arrangement\.(melds\[\]\.cards\[\]|deadwood\[\]))"
 )
 PUBLIC_CARD_PATHS = re.compile(r"\.game\.(discard_top|last_result\..*)|\.events\[\]\.card")
+LAID_DOWN_PATHS = re.compile(r"\.game\.laid_down\.(melds\[\]\.cards\[\]|card)")
 
 
 def leaks(frame: dict[str, Any], seat: int | None, state: GameState) -> list[str]:
@@ -47,6 +50,7 @@ def leaks(frame: dict[str, Any], seat: int | None, state: GameState) -> list[str
     problems: list[str] = []
     game = frame["game"]
     own: Counter[str] = Counter()
+    laid: Counter[str] = Counter()
     for path, leaf in walk(frame):
         key = path.rsplit(".", 1)[-1]
         if leaf is None and key in HIDDEN_KEYS and not path.startswith(".game.last_result."):
@@ -60,8 +64,15 @@ def leaks(frame: dict[str, Any], seat: int | None, state: GameState) -> list[str
                 own[leaf] += 1
             elif Counter([leaf]) - Counter(str(c) for c in state.hands[seat]):
                 problems.append(f"{path}={leaf} is not in seat {seat}'s hand")
-        elif not PUBLIC_CARD_PATHS.fullmatch(path):
+        elif path == ".game.laid_down.melds[].cards[]":
+            laid[leaf] += 1
+        elif not (PUBLIC_CARD_PATHS.fullmatch(path) or LAID_DOWN_PATHS.fullmatch(path)):
             problems.append(f"a card at {path}={leaf}")
+    out = state.went_out if state.went_out is not None and not state.is_over else None
+    if out is None and game.get("laid_down") is not None:
+        problems.append("melds laid down while nobody has gone out")
+    if out is not None and laid != Counter(str(c) for c in state.hands[out]):
+        problems.append(f"laid down {sorted(laid)}, not the hand of seat {out}, who went out")
     if seat is not None and own != Counter(str(c) for c in state.hands[seat]):
         problems.append(f"seat {seat}'s hand is {sorted(own)}, not its own")
     top = str(state.discard[-1]) if state.discard else None
@@ -126,9 +137,9 @@ async def test_no_frame_reveals_hands_stock_or_seed(live: LiveServer) -> None:
     start_version = table.clients[0].state["version"]  # type: ignore[index]
     final_version = await play_to_the_end(table, [spectator, second_tab])
 
-    loaded = await live.store.load_game_state(table.game_id)
+    loaded = await load_game_state(live.store, table.game_id)
     assert loaded is not None and loaded[0] == final_version
-    log = await live.store.list_actions(table.game_id)
+    log = await list_actions(live.store, table.game_id)
     states = authoritative_states(4, loaded[1], log, start_version)
     seed = states[start_version].seed
     assert states[final_version].is_over
@@ -144,7 +155,7 @@ async def test_no_frame_reveals_hands_stock_or_seed(live: LiveServer) -> None:
             if frame["type"] != "state" or frame["game"] is None:
                 continue
             state = states[frame["version"]]
-            expected = json.loads(json.dumps(view_for(state, seat)))
+            expected = json.loads(json.dumps(asdict(view_for(state, seat))))
             if frame["game"] != expected:
                 problems.append(f"seat {seat} v{frame['version']}: the view is not view_for(state, seat)")
             problems += [f"seat {seat} v{frame['version']}: {p}" for p in leaks(frame, seat, state)]
@@ -163,7 +174,7 @@ async def test_leak_checker_catches_a_leak(live: LiveServer) -> None:
     assert table.game_id is not None
     frame = table.clients[0].state
     assert frame is not None
-    loaded = await live.store.load_game_state(table.game_id)
+    loaded = await load_game_state(live.store, table.game_id)
     assert loaded is not None
     state = GameState.from_dict(loaded[1])
     assert leaks(frame, 0, state) == []
@@ -191,7 +202,7 @@ async def test_an_unfinished_game_is_not_exported_and_rest_shows_no_secrets(live
         answer = await mover.act(choose_from_view(view), version=state["version"])
         assert answer["type"] == "ack", answer
         await table.clients[0].wait_version(answer["version"])
-    loaded = await live.store.load_game_state(table.game_id)
+    loaded = await load_game_state(live.store, table.game_id)
     assert loaded is not None
     seed = str(loaded[1]["seed"])
     hands = loaded[1]["hands"]

@@ -1,6 +1,21 @@
-// A short table chat: lines are shown as plain text; the server limits length and rate.
+// A short table chat: lines are shown as plain text; the server limits length and rate. Quick reactions sit
+// above it, always in view (the chat folds away on a phone), and float up from the player's chip.
 import { h, mount } from '../dom.js';
 import { num, t } from '../i18n.js';
+
+export const REACTIONS = ['👍', '👏', '😂', '😮', '😢', '🤔'];
+
+/** Show ``emoji`` rising from the chip (table) or row (lobby) of ``seat`` for a moment. */
+export function showReaction(seat, emoji) {
+  const anchor = document.querySelector(`[data-testid=player-${seat}], [data-testid=seat-${seat}]`);
+  if (!anchor) return;
+  const box = anchor.getBoundingClientRect();
+  const bubble = h('span.reaction-bubble', { 'aria-hidden': 'true', 'data-testid': `reaction-${seat}` }, emoji);
+  bubble.style.left = `${box.left + box.width / 2}px`;
+  bubble.style.top = `${box.top + box.height / 2}px`;
+  document.body.append(bubble);
+  setTimeout(() => bubble.remove(), 2500);
+}
 
 export function renderChatLog(panel, ctx) {
   const log = panel.querySelector('.chat-log');
@@ -32,14 +47,20 @@ export function renderChatPanel(panel, ctx, actions) {
         input.value = '';
       },
     }, input, h('button.secondary', { type: 'submit' }, t('send')));
+    const reactions = h('div.reactions', { role: 'group', 'aria-label': t('reactions') },
+      REACTIONS.map((emoji) => h('button.reaction', {
+        type: 'button', 'data-testid': 'react', title: t('react_with', { emoji }), 'aria-label': t('react_with', { emoji }),
+        onclick: () => actions.send({ type: 'react', emoji }),
+      }, emoji)));
     const details = h('details.chat-box', { open: window.matchMedia('(min-width: 900px)').matches },
       h('summary', {}, t('chat'), ' ', h('span.chat-count')),
       h('ul.chat-log', { 'aria-live': 'polite', 'data-testid': 'chat-log' }),
       form);
     details.addEventListener('toggle', () => renderChatLog(panel, ctx));
-    mount(panel, details);
+    mount(panel, reactions, details);
   }
   const form = panel.querySelector('.chat-form');
   form.hidden = ctx.seat === null; // spectators read but do not talk
+  panel.querySelector('.reactions').hidden = ctx.seat === null;
   renderChatLog(panel, ctx);
 }

@@ -1,22 +1,10 @@
 // Your hand: grouped into the server's best melds (or in your own order), fitted to the width, draggable.
-import { cardEl } from '../cards.js';
+// Grouped, the melds sit first in the solver's order and the unmelded cards follow in yours; either way a
+// tap sorts the cards you may arrange by suit or by rank, and dragging keeps the grouping as it is.
+import { cardEl, cardLabel, parseCard } from '../cards.js';
 import { h, mount } from '../dom.js';
-import { num, t } from '../i18n.js';
-
-const PREFS_KEY = 'tt.group';
-
-/** Whether the hand is shown grouped into melds (remembered; on by default). */
-export function groupingOn() {
-  try {
-    return localStorage.getItem(PREFS_KEY) !== 'off';
-  } catch {
-    return true;
-  }
-}
-
-export function setGrouping(on) {
-  try { localStorage.setItem(PREFS_KEY, on ? 'on' : 'off'); } catch { /* ignore */ }
-}
+import { t } from '../i18n.js';
+import { groupLabel, groupsOf as arrangedGroups } from './widgets.js';
 
 // Your own order of the hand (cards as text; duplicates allowed with several decks). Kept for the tab's life.
 let customOrder = [];
@@ -34,13 +22,50 @@ export function orderedHand(hand) {
   return out;
 }
 
-function groupsOf(game, grouped) {
-  if (!grouped || !game.arrangement) return [{ kind: 'all', cards: orderedHand(game.hand) }];
-  const groups = game.arrangement.melds.map((m) => ({ kind: m.kind, cards: m.cards }));
-  if (game.arrangement.deadwood.length) {
-    groups.push({ kind: 'deadwood', cards: game.arrangement.deadwood, penalty: game.arrangement.penalty });
+/**
+ * card -> the kind of group the server's best arrangement puts it in ('set', 'run' or 'deadwood'), one
+ * copy at a time (several decks can deal the same card twice); null without an arrangement.
+ */
+function groupKinds(arrangement) {
+  if (!arrangement) return () => null;
+  const left = new Map();
+  for (const group of arrangedGroups(arrangement)) {
+    for (const card of group.cards) left.set(card, [...(left.get(card) ?? []), group.kind]);
   }
-  return groups;
+  return (card) => left.get(card)?.shift() ?? null;
+}
+
+/** ``cards`` in the order of ``order`` (which holds them all; duplicates allowed). */
+function inOrder(cards, order) {
+  const left = [...cards];
+  const out = [];
+  for (const card of order) {
+    const i = left.indexOf(card);
+    if (i >= 0) out.push(left.splice(i, 1)[0]);
+  }
+  return [...out, ...left];
+}
+
+function groupsOf(game, grouped) {
+  const order = orderedHand(game.hand);
+  if (!grouped || !game.arrangement) return [{ kind: 'all', cards: order }];
+  return arrangedGroups(game.arrangement).map((group) => (group.kind === 'deadwood'
+    ? { ...group, cards: inOrder(group.cards, order) } : group));
+}
+
+const RANKS = ['A', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K'];
+const SUITS = ['S', 'H', 'C', 'D']; // black and red take turns
+const rankIndex = (c) => (c.joker ? 99 : RANKS.indexOf(c.rank));
+const suitIndex = (c) => (c.joker ? 99 : SUITS.indexOf(c.suit));
+const SORT_KEYS = {
+  suit: (c) => suitIndex(c) * 100 + rankIndex(c),
+  rank: (c) => rankIndex(c) * 100 + suitIndex(c),
+};
+
+/** Put your cards in suit or rank order (the unmelded ones, when the hand is grouped into melds). */
+export function sortHand(hand, by) {
+  const key = SORT_KEYS[by];
+  customOrder = [...orderedHand(hand)].sort((a, b) => key(parseCard(a)) - key(parseCard(b)));
 }
 
 /**
@@ -50,41 +75,67 @@ function groupsOf(game, grouped) {
 export function handEl(game, opts) {
   const groups = groupsOf(game, opts.grouped);
   let drawnMarked = false;
+  let hintMarked = false;
+  let selectedMarked = false;
   let index = 0;
   const container = h('div.hand', { 'data-testid': 'hand', role: 'group', 'aria-label': t('your_hand') });
+  const kindOf = groupKinds(game.arrangement);
   for (const group of groups) {
-    const label = group.kind === 'all' ? null
-      : group.kind === 'deadwood' ? `${t('unmelded')} · ${num(group.penalty)}`
-        : t(group.kind);
+    const label = groupLabel(group);
     const cards = group.cards.map((card) => {
       const el = cardEl(card, { button: true, wildRank: game.wild_rank });
+      // A screen reader hears where the card stands: '7 of hearts, in a run', 'king of clubs, unmelded'.
+      const kind = kindOf(card);
+      if (kind) el.setAttribute('aria-label', t(`card_in_${kind}`, { card: cardLabel(card, game.wild_rank) }));
       el.dataset.key = `card-${index}`;
       el.dataset.index = String(index++);
       if (!drawnMarked && game.drawn === card) {
         el.classList.add('drawn');
         drawnMarked = true;
       }
+      if (!selectedMarked && opts.selected === card) {
+        el.classList.add('selected');
+        el.setAttribute('aria-pressed', 'true');
+        selectedMarked = true;
+      }
+      if (!hintMarked && opts.hinted === card) {
+        el.classList.add('hinted');
+        hintMarked = true;
+      }
       const playable = opts.clickable(card);
       if (!playable) el.setAttribute('aria-disabled', 'true');
       if (opts.highlight && opts.highlight.has(card)) el.classList.add('go-out-card');
-      if (opts.highlight && !opts.highlight.has(card)) el.classList.add('dim');
+      if (opts.dimOthers && opts.highlight && !opts.highlight.has(card)) el.classList.add('dim');
       el.addEventListener('click', (event) => {
         if (container.dataset.dragged === '1') { event.preventDefault(); return; }
         if (opts.clickable(card)) opts.onPlay(card);
+        else opts.onBlocked?.();
       });
       return el;
     });
     container.append(h('div.group', { class: `group-${group.kind}`, dataset: { kind: group.kind } },
-      label ? h('span.group-label', {}, label) : null,
+      label ? h('span.group-label', {}, ...label) : null,
       h('div.cards', {}, cards)));
   }
   enableReorder(container, opts.onReorder);
   return container;
 }
 
-/** Cards in the order they are shown. */
-function shownOrder(container) {
-  return [...container.querySelectorAll('.card')].map((el) => el.dataset.card);
+/** The cards you may move: every card, or only the unmelded ones while the hand shows its melds. */
+function movable(container) {
+  const all = [...container.querySelectorAll('.card')];
+  return container.querySelector('.group-deadwood, .group-all') ? all.filter((el) => !el.closest(
+    '.group:not(.group-deadwood):not(.group-all)')) : [];
+}
+
+/** Your new order: the movable cards as now arranged, then the others in the order they had. */
+function keepOrder(movedOrder) {
+  const rest = [...customOrder];
+  for (const card of movedOrder) {
+    const i = rest.indexOf(card);
+    if (i >= 0) rest.splice(i, 1);
+  }
+  customOrder = [...movedOrder, ...rest];
 }
 
 function moveCard(order, from, to) {
@@ -94,12 +145,12 @@ function moveCard(order, from, to) {
   return next;
 }
 
-/** Drag (mouse or touch) or Shift + arrow keys to move a card; the new order is kept and grouping goes off. */
+/** Drag (mouse or touch) or Shift + arrow keys to move a card among the movable ones; the order is kept. */
 function enableReorder(container, onReorder) {
   let drag = null;
   container.addEventListener('pointerdown', (event) => {
     const el = event.target.closest('.card');
-    if (!el || event.button !== 0) return;
+    if (!el || event.button !== 0 || !movable(container).includes(el)) return;
     container.dataset.dragged = '0';
     drag = { el, x: event.clientX, y: event.clientY, moving: false, id: event.pointerId };
   });
@@ -124,7 +175,8 @@ function enableReorder(container, onReorder) {
     setTimeout(() => { container.dataset.dragged = '0'; }, 0);
     el.classList.remove('dragging');
     el.style.transform = '';
-    const others = [...container.querySelectorAll('.card')].filter((c) => c !== el);
+    const cards = movable(container);
+    const others = cards.filter((c) => c !== el);
     let target = others.length;
     let best = Infinity;
     others.forEach((c, i) => {
@@ -137,9 +189,7 @@ function enableReorder(container, onReorder) {
         target = before ? i : i + 1;
       }
     });
-    const order = shownOrder(container);
-    const from = Number(el.dataset.index);
-    customOrder = moveCard(order, from, target);
+    keepOrder(moveCard(cards.map((c) => c.dataset.card), cards.indexOf(el), target));
     onReorder();
   };
   container.addEventListener('pointerup', finish);
@@ -152,15 +202,17 @@ function enableReorder(container, onReorder) {
     if (!el || !['ArrowLeft', 'ArrowRight'].includes(event.key)) return;
     const rtl = document.documentElement.dir === 'rtl';
     const forward = (event.key === 'ArrowRight') !== rtl;
-    const cards = [...container.querySelectorAll('.card')];
-    const from = cards.indexOf(el);
-    const to = Math.max(0, Math.min(cards.length - 1, from + (forward ? 1 : -1)));
     event.preventDefault();
     if (event.shiftKey) {
-      if (to === from) return;
-      customOrder = moveCard(shownOrder(container), from, to);
-      onReorder(`card-${to}`);
+      const cards = movable(container);
+      const from = cards.indexOf(el);
+      const to = Math.max(0, Math.min(cards.length - 1, from + (forward ? 1 : -1)));
+      if (from < 0 || to === from) return;
+      keepOrder(moveCard(cards.map((c) => c.dataset.card), from, to));
+      onReorder(cards[to].dataset.key); // the card now at that place gets the focus back below
     } else {
+      const cards = [...container.querySelectorAll('.card')];
+      const to = Math.max(0, Math.min(cards.length - 1, cards.indexOf(el) + (forward ? 1 : -1)));
       cards[to].focus();
     }
   });
@@ -188,13 +240,6 @@ export function fitHand(container) {
   container.classList.toggle('wrap', wrap);
   container.style.setProperty('--step', `${Math.floor(Math.min(maxStep, step))}px`);
 }
-
-export function refit() {
-  const hand = document.querySelector('.hand');
-  if (hand) fitHand(hand);
-}
-
-window.addEventListener('resize', refit);
 
 export function mountHand(slot, game, opts) {
   const el = handEl(game, opts);

@@ -3,7 +3,7 @@
 import * as api from '../api.js';
 import { h, mount } from '../dom.js';
 import { lang, num, t } from '../i18n.js';
-import { botIcon } from './lobby.js';
+import { botIcon } from './widgets.js';
 
 export const PAGE_SIZE = 10;
 

@@ -1,8 +1,8 @@
 // The home page: open a new table (name, seats, bots, house rules) or join one by its code.
-import { savedName, saveName } from '../api.js';
+import { savedName, saveName } from '../storage.js';
 import { h, mount } from '../dom.js';
-import { num, t } from '../i18n.js';
-import { botIcon } from './lobby.js';
+import { errorText, num, t } from '../i18n.js';
+import { botIcon } from './widgets.js';
 import { DEFAULT_OPTIONS, optionRows } from './options.js';
 
 const BOT_LEVELS = ['easy', 'normal', 'hard', 'random'];
@@ -65,7 +65,7 @@ export function renderHome(container, actions) {
       try {
         await actions.create({ name, seats: form.seats, bots: form.bots, options: form.options });
       } catch (err) {
-        createError.textContent = err.code === 'network' ? t('err_network') : t('error', { message: err.message });
+        createError.textContent = errorText(err);
         submit.disabled = false;
       }
     },
@@ -105,7 +105,7 @@ export function renderHome(container, actions) {
       try {
         await actions.join(code, name);
       } catch (err) {
-        joinError.textContent = err.status === 404 ? t('err_not_found') : t('error', { message: err.message });
+        joinError.textContent = err.status === 404 ? t('err_not_found') : errorText(err);
       }
     },
   },

@@ -1,31 +1,22 @@
 // The lobby (seats, presence, host controls, link to share) and the join-or-watch prompt of a room link.
-import { savedName, saveName } from '../api.js';
-import { h, mount, svg } from '../dom.js';
-import { num, t } from '../i18n.js';
+import { h, mount } from '../dom.js';
+import { errorText, num, t } from '../i18n.js';
+import { savedName, saveName } from '../storage.js';
 import { optionRows } from './options.js';
+import { askPanel, seatRequestControls } from './seatask.js';
 import { shareBox } from './share.js';
+import { confirmDialog } from './confirm.js';
+import { makeHostButton } from './host.js';
+import { botIcon, displayName, historyLink, nameLabel } from './widgets.js';
 
 const BOT_LEVELS = ['easy', 'normal', 'hard', 'random'];
 // Kept across redraws (every presence change redraws the lobby): what the host last picked or opened.
 const picked = { botLevel: 'normal', rulesOpen: null };
 
-/** A small robot head marking a computer player (drawn, so no emoji font is needed). */
-export function botIcon() {
-  return svg('svg', { class: 'bot-icon', viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': 'true' },
-    svg('rect', { x: 2.5, y: 4.5, width: 11, height: 9, rx: 2.5, fill: 'currentColor' }),
-    svg('circle', { cx: 6, cy: 9, r: 1.4, fill: '#0f5a43' }),
-    svg('circle', { cx: 10, cy: 9, r: 1.4, fill: '#0f5a43' }),
-    svg('rect', { x: 7.3, y: 1, width: 1.4, height: 3.5, fill: 'currentColor' }));
-}
-
-/** A person's or bot's name chip: always text, never markup. */
-export function nameLabel(seat) {
-  return h('span.name', { dir: 'auto' }, seat.name);
-}
-
 function seatRow(ctx, actions, seat) {
   const you = seat.seat === ctx.seat;
   const host = seat.seat === ctx.room.host_seat;
+  const ready = (ctx.room.ready ?? []).includes(seat.seat);
   const presence = seat.connected ? 'online' : 'offline';
   return h('li.seat-row', { 'data-testid': `seat-${seat.seat}`, class: you ? 'you' : '' },
     h('span.presence', { class: presence, role: 'img', 'aria-label': t(presence) }),
@@ -35,22 +26,27 @@ function seatRow(ctx, actions, seat) {
     you ? h('span.tag', {}, t('you')) : null,
     host ? h('span.tag.gold', {}, t('host')) : null,
     seat.bot ? h('span.tag', {}, t(`bot_${seat.bot_level}`)) : null,
+    ready ? h('span.tag.ready', {
+      'data-testid': `ready-${seat.seat}`, role: 'img', 'aria-label': t('ready_named', { name: displayName(seat) }),
+    }, '✓ ', t('ready_tag')) : null,
     h('span.spacer'),
+    ctx.isHost && !host && !seat.bot ? makeHostButton(seat, actions, 'button.link') : null,
+    seatRequestControls(ctx, seat, actions),
     ctx.isHost && !host
       ? h('button.link.danger', {
-        type: 'button', 'data-key': `remove-${seat.seat}`,
-        onclick: () => actions.send({ type: 'remove_seat', seat: seat.seat }),
+        type: 'button', 'data-key': `remove-${seat.seat}`, 'data-testid': `remove-${seat.seat}`,
+        'aria-label': t('remove_named', { name: displayName(seat) }),
+        onclick: async () => {
+          const name = displayName(seat);
+          const sure = await confirmDialog({
+            title: t(seat.bot ? 'remove_bot_title' : 'remove_title', { name }),
+            message: t(seat.bot ? 'remove_bot_text' : 'remove_text', { name }),
+            confirm: t('remove'), danger: true, testid: 'confirm-remove',
+          });
+          if (sure) actions.send({ type: 'remove_seat', seat: seat.seat });
+        },
       }, t('remove'))
       : null);
-}
-
-/** A link to the table's history page (games played there, leaderboard, replays). */
-export function historyLink(code, actions, tag = 'a.link.history-link') {
-  const path = `/r/${code}/history`;
-  return h(tag, {
-    href: path, 'data-testid': 'history-link',
-    onclick: (e) => { e.preventDefault(); actions.navigate(path); },
-  }, t('history'));
 }
 
 export function renderLobby(container, ctx, actions) {
@@ -91,17 +87,34 @@ export function renderLobby(container, ctx, actions) {
     ctx.isHost ? null : h('p.hint', {}, t('options_locked')),
     optionRows(room.options, (partial) => actions.send({ type: 'set_options', options: partial }), !ctx.isHost));
 
+  // The ready check: each person says they are in; the host reads who is (it does not hold the start).
+  const people = room.seats.filter((s) => !s.bot && !s.program);
+  const readyNow = people.filter((s) => (room.ready ?? []).includes(s.seat));
+  const iAmReady = (room.ready ?? []).includes(ctx.seat);
+  const readyLine = people.length > 1
+    ? h('p.hint', { 'data-testid': 'ready-count', role: 'status' },
+      t('ready_count', { n: num(readyNow.length), m: num(people.length) }))
+    : null;
   const status = ctx.seat === null
     ? h('div.notice', { 'data-testid': 'watching' }, t('watching'), ' ',
       open > 0 ? h('button.link', { type: 'button', onclick: () => actions.askJoin() }, t('join_this')) : null)
-    : ctx.isHost ? null : h('p.notice', {}, t('waiting_host'));
+    : ctx.isHost ? null
+      : iAmReady ? h('p.notice', { 'data-testid': 'you-are-ready' }, t('you_are_ready'))
+        : h('div.row', {},
+          h('p.notice', {}, t('waiting_host')),
+          h('button.primary', {
+            type: 'button', 'data-testid': 'ready', 'data-key': 'ready',
+            onclick: () => actions.send({ type: 'ready' }),
+          }, t('ready_button')));
 
   mount(container, h('div.lobby', { 'data-testid': 'lobby' },
     h('section.panel', { 'aria-labelledby': 'lobby-title' },
       h('h2', { id: 'lobby-title' }, t('lobby_waiting')),
       seats,
+      askPanel(ctx, actions),
       room.spectators ? h('p.hint', {}, t('spectators', { n: room.spectators })) : null,
       status,
+      readyLine,
       hostControls,
       historyLink(room.code, actions)),
     shareBox(actions.shareUrl(room.code), actions.toast),
@@ -126,7 +139,7 @@ export function renderJoin(container, ctx, actions) {
       try {
         await actions.join(info.code, name);
       } catch (err) {
-        error.textContent = t('error', { message: err.message });
+        error.textContent = errorText(err);
       }
     },
   },
@@ -135,7 +148,7 @@ export function renderJoin(container, ctx, actions) {
     h('span.presence', { class: s.connected ? 'online' : 'offline' }), nameLabel(s)))),
   canJoin
     ? h('div.field', {}, h('label', { for: 'room-join-name' }, t('your_name')), nameInput)
-    : h('p.notice', {}, t(info.status === 'lobby' ? 'table_full' : 'game_started')),
+    : h('p.notice', {}, t(info.status === 'lobby' ? 'table_full_choice' : 'game_started')),
   error,
   h('div.row', {},
     canJoin ? h('button.primary', { type: 'submit', 'data-testid': 'join-seat' }, t('join_button')) : null,

@@ -10,6 +10,7 @@ export const DEFAULT_OPTIONS = {
   joker_points: 15,
   natural_in_every_meld: false,
   turn_timer: 0,
+  hints: false,
 };
 
 function row(name, control) {
@@ -56,6 +57,7 @@ export function optionRows(options, onchange, disabled = false) {
       set('face_values', String), disabled)),
     row('turn_timer', select([[0, t('off')], ...[30, 60, 120].map((n) => [n, t('seconds', { n })])], o.turn_timer,
       set('turn_timer', Number), disabled)),
+    row('hints', toggle(o.hints, set('hints', Boolean), disabled)),
   );
   return h('div.options', {}, rows);
 }

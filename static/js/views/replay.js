@@ -1,12 +1,12 @@
 // The replay viewer: a finished game turn by turn with every hand open (prev/next, round jumps, play/pause,
 // a slider, arrow keys). The frames come from the server's engine; ReplayPlayer walks them.
 import * as api from '../api.js';
-import { cardBack, cardEl, cardShort } from '../cards.js';
+import { cardShort } from '../cards.js';
 import { h, mount, svg } from '../dom.js';
 import { num, t } from '../i18n.js';
 import { ReplayPlayer } from '../replay.js';
 import { formatDate } from './history.js';
-import { botIcon } from './lobby.js';
+import { botIcon, displayName, groupsOf, meldGroups, piles, scoreSheet, seatName, sheetBox, winnersLine } from './widgets.js';
 
 // One replay open at a time: the game shown, its data, the player, and where to draw.
 const view = { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null };
@@ -40,7 +40,7 @@ function draw() {
 }
 
 function playerName(seat) {
-  return view.data.game.players.find((p) => p.seat === seat)?.name ?? `#${seat + 1}`;
+  return seatName(view.data.game.players, seat);
 }
 
 /** What happened on this frame, in words. */
@@ -58,9 +58,7 @@ function describe(frame) {
 }
 
 function winnersText(frame) {
-  const names = frame.winners.map(playerName);
-  const text = names.join(t('and'));
-  return names.length > 1 ? t('wins_many', { names: text }) : t('wins', { names: text });
+  return winnersLine(frame.winners.map(playerName));
 }
 
 function banner(frame) {
@@ -70,18 +68,12 @@ function banner(frame) {
   }
   if (frame.kind === 'round_end') {
     return h('p.banner', { 'data-testid': 'replay-banner' },
-      t('round_over', { n: frame.round }), ' · ', t('went_out_by', { name: playerName(frame.went_out) }));
+      t('round_over', { n: frame.round }), t('colon'), t('went_out_by', { name: playerName(frame.went_out) }));
   }
   if (frame.went_out !== null) {
     return h('p.banner.soft', { 'data-testid': 'replay-banner' }, t('final_turns', { name: playerName(frame.went_out) }));
   }
   return null;
-}
-
-function groupsOf(hand) {
-  const groups = hand.melds.map((m) => ({ kind: m.kind, cards: m.cards }));
-  if (hand.deadwood.length) groups.push({ kind: 'deadwood', cards: hand.deadwood });
-  return groups;
 }
 
 function handView(frame, hand) {
@@ -92,13 +84,12 @@ function handView(frame, hand) {
   const drewNow = acting && frame.action?.type === 'draw' ? frame.card : null;
   let marked = false;
   const over = frame.kind === 'round_end';
-  const groups = groupsOf(hand).map((group) => h('div.rp-group', { class: `group-${group.kind}` },
-    h('span.group-label', {}, group.kind === 'deadwood' ? `${t('unmelded')} · ${num(hand.penalty)}` : t(group.kind)),
-    h('div.rp-cards', { dir: 'ltr' }, group.cards.map((card) => {
-      const extra = !marked && drewNow === card ? 'drawn' : null;
-      if (extra) marked = true;
-      return cardEl(card, { wildRank: frame.wild_rank, extraClass: extra });
-    }))));
+  const mark = (card) => {
+    if (marked || drewNow !== card) return null;
+    marked = true;
+    return 'drawn';
+  };
+  const groups = meldGroups(groupsOf(hand), { wildRank: frame.wild_rank, mark });
   return h('li.rp-hand', {
     'data-testid': `replay-hand-${seat}`,
     dataset: { cards: hand.cards.join(' ') },
@@ -108,7 +99,7 @@ function handView(frame, hand) {
   },
   h('div.rp-hand-head', {},
     info.bot ? botIcon() : null,
-    h('span.name', { dir: 'auto' }, info.name),
+    h('span.name', { dir: 'auto' }, displayName(info)),
     frame.dealer === seat ? h('span.dealer', { title: t('dealer'), 'aria-label': t('dealer') }, t('dealer_short')) : null,
     toPlay ? h('span.tag.gold', {}, t('turn_now')) : null,
     frame.went_out === seat ? h('span.tag.gold', {}, t('went_out_mark')) : null,
@@ -118,33 +109,16 @@ function handView(frame, hand) {
   h('div.rp-groups', {}, groups));
 }
 
-function piles(frame) {
-  const stock = cardBack();
-  const discard = frame.discard_top
-    ? cardEl(frame.discard_top, { wildRank: frame.wild_rank, extraClass: frame.action && frame.action.type !== 'draw' ? 'just-thrown' : null })
-    : h('div.card.empty', { role: 'img', 'aria-label': t('discard_empty') });
-  discard.dataset.testid = 'replay-discard';
-  return h('div.piles', {},
-    h('div.pile', {}, stock, h('span.pile-label', { 'data-testid': 'replay-stock' }, t('stock'), ' · ', t('left', { n: frame.stock_count }))),
-    h('div.pile', {}, discard, h('span.pile-label', {}, t('discard_pile'), ' · ', num(frame.discard_count))));
+function framePiles(frame) {
+  return piles({ ...frame, thrown: frame.action && frame.action.type !== 'draw' }, null, 'replay-');
 }
 
 function scoreTable(frame) {
-  const players = view.data.game.players;
   if (!frame.scores.length) return null;
-  const low = Math.min(...frame.totals);
-  return h('div.sheet-wrap', {}, h('table.score-sheet', { 'data-testid': 'replay-scores' },
-    h('caption', {}, t('score_sheet')),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('round_col')),
-      players.map((p) => h('th', { scope: 'col', class: frame.totals[p.seat] === low ? 'leader' : '' }, h('span', { dir: 'auto' }, p.name))))),
-    h('tbody', {}, frame.scores.map((row, r) => {
-      const info = view.roundInfo.get(r + 1);
-      return h('tr', {},
-        h('th', { scope: 'row' }, num(r + 1), h('span.wild-mini', {}, ` (${info?.wild_rank ?? ''})`)),
-        row.map((v, s) => h('td', { class: info?.went_out === s ? 'went-out' : v === 0 ? 'zero' : '' }, num(v))));
-    })),
-    h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('total')),
-      frame.totals.map((v) => h('td', { class: v === low ? 'leader' : '' }, num(v)))))));
+  const rounds = frame.scores.map((_row, r) => view.roundInfo.get(r + 1));
+  return sheetBox(scoreSheet({
+    players: view.data.game.players, scores: frame.scores, totals: frame.totals, rounds, testid: 'replay-scores',
+  }));
 }
 
 // Drawn icons (no symbol font needed), pointing forward in English; mirrored by CSS in Persian.
@@ -198,7 +172,7 @@ function roundJumps(player) {
     }, num(n))));
 }
 
-export function renderReplay(container, ctx, actions) {
+function renderReplay(container, ctx, actions) {
   const { code, gameId } = ctx.route;
   view.target = { container, ctx, actions };
   if (view.gameId !== gameId) {
@@ -232,9 +206,8 @@ export function renderReplay(container, ctx, actions) {
   head,
   h('div.round-bar', {},
     h('span.round', {}, t('round', { round: frame.round, rounds: 11 })),
-    h('span.dot', { 'aria-hidden': 'true' }, '·'),
-    h('span', {}, t('cards_dealt', { n: frame.cards_dealt })),
-    h('span.wild-pill', {}, t('wild', { rank: frame.wild_rank })),
+    h('span.cards-dealt', {}, t('cards_dealt', { n: frame.cards_dealt })),
+    h('span.wild-pill', {}, t('wild', { rank: num(frame.wild_rank) })),
     h('span.spacer'),
     h('span.rp-step', { 'data-testid': 'replay-step' }, t('step_of', { i: player.index + 1, n: player.last + 1 }))),
   roundJumps(player),
@@ -243,7 +216,7 @@ export function renderReplay(container, ctx, actions) {
   h('div.rp-body', {},
     h('div.rp-main', {},
       h('div.felt.rp-felt', {},
-        piles(frame),
+        framePiles(frame),
         h('p.status', { 'data-testid': 'replay-action', 'aria-live': 'polite' }, describe(frame))),
       h('ul.rp-hands', { 'aria-label': t('rp_hands'), class: frame.hands.length > 3 ? 'many' : '' },
         frame.hands.map((hand) => handView(frame, hand))),
@@ -255,7 +228,7 @@ export function renderReplay(container, ctx, actions) {
 
 // Keys while a replay is shown: arrows step (mirrored in Persian), Page Up/Down or [ ] change round,
 // Home/End, Space or K play/pause. The slider keeps its own arrow keys.
-document.addEventListener('keydown', (event) => {
+function onKey(event) {
   const player = view.player;
   if (!player || !document.querySelector('[data-testid=replay]') || event.altKey || event.ctrlKey || event.metaKey) return;
   const target = event.target;
@@ -280,4 +253,17 @@ document.addEventListener('keydown', (event) => {
   if (!run) return;
   event.preventDefault();
   run();
-});
+}
+
+/** The replay view: ``render(ctx)`` on every change; ``stop()`` ends its playback and key listener. */
+export function createReplayView(container, actions) {
+  document.addEventListener('keydown', onKey);
+  return {
+    render: (ctx) => renderReplay(container, ctx, actions),
+    stop() {
+      document.removeEventListener('keydown', onKey);
+      view.player?.stop();
+      Object.assign(view, { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null });
+    },
+  };
+}

@@ -1,38 +1,16 @@
 // Round-end reveal, the score sheet (rounds x players, totals, leader) and the game's end with a rematch.
-import { cardEl } from '../cards.js';
 import { h, mount } from '../dom.js';
-import { num, t } from '../i18n.js';
-import { historyLink } from './lobby.js';
-import { seatName } from './table.js';
+import { t } from '../i18n.js';
+import { pauseLeft, pausing } from '../pause.js';
+import { historyLink, meldGroups, nameLabel, scoreSheet, sheetBox, seatName as nameAmong, winnersLine } from './widgets.js';
 
-function leaders(totals) {
-  if (!totals.length) return new Set();
-  const low = Math.min(...totals);
-  return new Set(totals.map((v, i) => (v === low ? i : -1)).filter((i) => i >= 0));
-}
+const seatName = (ctx, seat) => nameAmong(ctx.room.seats, seat);
 
-export function scoreSheet(ctx) {
+/** The live game's score sheet. */
+export function liveScoreSheet(ctx) {
   const game = ctx.game;
-  const seats = game.players.map((p) => p.seat);
-  const lead = game.scores.length ? leaders(game.totals) : new Set();
-  const winners = new Set(game.winners ?? []);
-  return h('table.score-sheet', { 'data-testid': 'score-sheet' },
-    h('caption', {}, t('score_sheet')),
-    h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, t('round_col')),
-      seats.map((s) => h('th', { scope: 'col', class: lead.has(s) ? 'leader' : '' },
-        lead.has(s) ? h('span.crown', { 'aria-label': t('leader') }, '♛ ') : null,
-        h('span', { dir: 'auto' }, seatName(ctx, s)))))),
-    h('tbody', {}, game.scores.map((row, r) => h('tr', {},
-      h('th', { scope: 'row' }, num(r + 1), h('span.wild-mini', {}, ` (${game.results[r]?.wild_rank ?? ''})`)),
-      row.map((v, s) => h('td', { class: game.results[r]?.went_out === s ? 'went-out' : v === 0 ? 'zero' : '' }, num(v)))))),
-    h('tfoot', {}, h('tr', {},
-      h('th', { scope: 'row' }, t('total')),
-      game.totals.map((v, s) => h('td', { class: lead.has(s) || winners.has(s) ? 'leader' : '' }, num(v))))));
-}
-
-function miniHand(cards, wildRank, extraClass) {
-  return h('div.mini-cards', {}, cards.map((c) => cardEl(c, { small: true, wildRank, extraClass })));
+  const players = game.players.map((p) => ctx.room.seats.find((s) => s.seat === p.seat) ?? { seat: p.seat, name: `#${p.seat + 1}` });
+  return scoreSheet({ players, scores: game.scores, totals: game.totals, rounds: game.results });
 }
 
 function roundReveal(ctx, result, heading) {
@@ -44,15 +22,93 @@ function roundReveal(ctx, result, heading) {
         h('span.name', { dir: 'auto' }, seatName(ctx, hand.seat)),
         h('span.spacer'),
         h('span.penalty', {}, t('points', { n: hand.penalty }))),
-      h('div.reveal-melds', {},
-        hand.melds.map((m) => miniHand(m.cards, result.wild_rank, 'meld')),
-        hand.deadwood.length ? miniHand(hand.deadwood, result.wild_rank, 'dead') : null)))));
+      h('div.reveal-melds', {}, meldGroups(
+        [...hand.melds.map((m) => ({ kind: m.kind, cards: m.cards })), ...(hand.deadwood.length ? [{ kind: 'deadwood', cards: hand.deadwood }] : [])],
+        { wildRank: result.wild_rank, small: true, labels: false, mark: (_card, group) => (group.kind === 'deadwood' ? 'dead' : 'meld') }))))));
 }
 
-export function winnersLine(ctx) {
-  const names = (ctx.game.winners ?? []).map((s) => seatName(ctx, s));
-  const text = names.join(t('and'));
-  return names.length > 1 ? t('wins_many', { names: text }) : t('wins', { names: text });
+/** The people the pause waits for (here now, or ready already), each marked ready or not. */
+function readyList(ctx) {
+  const ready = new Set(ctx.room.continued ?? []);
+  const people = ctx.room.seats.filter((s) => !s.bot && !s.program && (s.connected || ready.has(s.seat)));
+  return h('ul.ready-list', { 'aria-label': t('break_players'), 'data-testid': 'ready-list' }, people.map((s) => {
+    const isReady = ready.has(s.seat);
+    return h('li', { class: isReady ? 'ready' : 'waiting', 'data-testid': `ready-${s.seat}`, 'data-ready': isReady ? '1' : '0' },
+      h('span.mark', { 'aria-hidden': 'true' }, isReady ? '✓' : '○'),
+      nameLabel(s),
+      h('span.state', {}, isReady ? t('break_ready') : t('break_waiting')));
+  }));
+}
+
+/** The countdown to the next round, under the dialog's title (``pauseTick`` in app.js counts it down). */
+function pauseCountdown(ctx) {
+  return h('p.pause-countdown', { role: 'timer', 'data-testid': 'pause-left', 'data-pause-left': '' },
+    t('break_next_in', { n: pauseLeft(ctx.pause) }));
+}
+
+/** Who has read the results, and what pressing Continue did; kept in view under the long reveal. */
+function pauseFoot(ctx, buttons) {
+  return h('div.pause-foot', { 'data-testid': 'pause' },
+    readyList(ctx),
+    ctx.pause.sent ? h('p.hint.pause-note', { role: 'status' }, t('break_you_ready')) : null,
+    buttons);
+}
+
+/**
+ * Give the keyboard back to ``el`` (what had it before a dialog opened) if it is still on the page, or to
+ * the element drawn again in its place (same ``data-key``); false when neither is there.
+ */
+function giveFocusBack(el) {
+  if (!el || el === document.body) return false;
+  const target = el.isConnected ? el
+    : el.dataset?.key ? document.querySelector(`#main [data-key="${CSS.escape(el.dataset.key)}"]`) : null;
+  target?.focus({ preventScroll: true });
+  return !!target && document.activeElement === target;
+}
+
+/**
+ * The dialog: a native modal <dialog> (the page behind it is inert, so Tab stays inside; Escape closes it
+ * through ``actions.closeOverlay``); on close the keyboard goes back where it was. Returns the dialog.
+ */
+function showDialog(container, children, focusFirst, actions) {
+  let dialog = container.querySelector('dialog');
+  const fresh = !dialog;
+  if (fresh) {
+    dialog = h('dialog.dialog', { 'aria-labelledby': 'dialog-title' });
+    dialog.returnTo = document.activeElement;
+    dialog.addEventListener('cancel', (event) => {
+      event.preventDefault(); // the page's state says when it closes
+      if (dialog.isConnected) actions.closeOverlay();
+    });
+    // The page behind is inert, but Tab past the last control would leave for the browser's own bar: wrap.
+    dialog.addEventListener('keydown', (event) => {
+      if (event.key !== 'Tab') return;
+      const stops = [...dialog.querySelectorAll('button, a[href], input, select, textarea, [tabindex]:not([tabindex="-1"])')]
+        .filter((el) => !el.disabled && el.getClientRects().length);
+      if (!stops.length) return;
+      const edge = event.shiftKey ? stops[0] : stops[stops.length - 1];
+      if (document.activeElement === edge || !dialog.contains(document.activeElement)) {
+        event.preventDefault();
+        (event.shiftKey ? stops[stops.length - 1] : stops[0]).focus();
+      }
+    });
+    dialog.addEventListener('click', (event) => {
+      if (event.target !== dialog) return;
+      const box = dialog.getBoundingClientRect();
+      const inside = event.clientX >= box.left && event.clientX <= box.right && event.clientY >= box.top && event.clientY <= box.bottom;
+      if (!inside) actions.closeOverlay(); // a click on the backdrop
+    });
+    mount(container, dialog);
+  }
+  const focusedKey = dialog.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
+  mount(dialog, children);
+  if (fresh) {
+    dialog.showModal();
+    focusFirst.focus({ preventScroll: true });
+  } else if (!dialog.contains(document.activeElement)) { // what had the keyboard was drawn again
+    (focusedKey && dialog.querySelector(`[data-testid="${CSS.escape(focusedKey)}"]`) || focusFirst).focus({ preventScroll: true });
+  }
+  return dialog;
 }
 
 export function renderOverlay(container, ctx, actions) {
@@ -60,12 +116,15 @@ export function renderOverlay(container, ctx, actions) {
   const game = ctx.game;
   if (!overlay || !game) {
     delete container.dataset.shown;
+    const dialog = container.querySelector('dialog');
     mount(container);
-    return;
+    return dialog ? giveFocusBack(dialog.returnTo) : false;
   }
   // Moves keep coming while the dialog is open: redraw it only when what it shows has changed.
-  const shown = JSON.stringify([overlay, game.results.length, ctx.room.status, ctx.isHost, document.documentElement.lang]);
-  if (container.dataset.shown === shown) return;
+  const paused = pausing(ctx) && overlay.kind === 'round' && !!ctx.room.break_until;
+  const shown = JSON.stringify([overlay, game.results.length, ctx.room.status, ctx.isHost, document.documentElement.lang,
+    paused && [ctx.pause.key, ctx.pause.sent, ctx.room.continued, ctx.room.seats.map((s) => s.connected)]]);
+  if (container.dataset.shown === shown) return false;
   container.dataset.shown = shown;
   const over = game.phase === 'game_over';
   // A view carries the revealed hands of the last finished round only (older ones: the history API).
@@ -73,25 +132,29 @@ export function renderOverlay(container, ctx, actions) {
   const result = overlay.kind === 'round' && last && last.round === overlay.index + 1 ? last : null;
   const title = over ? t('game_over')
     : result ? t('round_over', { n: result.round }) : t('score_sheet');
-  const close = h('button.primary', { type: 'button', 'data-testid': 'continue', onclick: () => actions.closeOverlay() },
-    over || !result ? t('close') : t('continue'));
+  // During the pause Continue says "I have read them" and the results stay up until the next round starts.
+  const waiting = paused && ctx.pause.sent;
+  const close = h(waiting ? 'button.secondary' : 'button.primary', {
+    type: 'button', 'data-testid': 'continue',
+    onclick: () => (paused && !waiting && ctx.seat !== null ? actions.continueRound() : actions.closeOverlay()),
+  }, over || !result || waiting ? t('close') : t('continue'));
   const rematch = over && ctx.room.status === 'finished'
     ? ctx.isHost
       ? h('button.primary.big', { type: 'button', 'data-testid': 'rematch', onclick: () => actions.send({ type: 'rematch' }) }, t('rematch'))
       : h('p.notice', {}, t('waiting_rematch'))
     : null;
-  const dialog = h('div.dialog', { role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'dialog-title' },
+  const buttons = h('div.row.end', {}, over ? historyLink(ctx.room.code, actions, 'a.secondary') : null, rematch, close);
+  const scrolled = container.querySelector('dialog')?.scrollTop ?? 0;
+  const dialog = showDialog(container, [
     h('h2', { id: 'dialog-title' }, title),
-    over ? h('p.winner', { 'data-testid': 'winner' }, h('span.crown', { 'aria-hidden': 'true' }, '♛ '), winnersLine(ctx)) : null,
+    paused ? pauseCountdown(ctx) : null,
+    over ? h('p.winner', { 'data-testid': 'winner' }, h('span.crown', { 'aria-hidden': 'true' }, '♛ '), winnersLine((game.winners ?? []).map((s) => seatName(ctx, s)))) : null,
     // At the end the totals come first; after a round, the hands that made its scores.
-    over ? h('div.sheet-wrap', {}, scoreSheet(ctx)) : null,
+    over ? sheetBox(liveScoreSheet(ctx)) : null,
     result ? roundReveal(ctx, result, over) : null,
-    over ? null : h('div.sheet-wrap', {}, scoreSheet(ctx)),
-    h('div.row.end', {}, over ? historyLink(ctx.room.code, actions, 'a.secondary') : null, rematch, close));
-  const backdrop = h('div.backdrop', {
-    onclick: (e) => { if (e.target === backdrop) actions.closeOverlay(); },
-  }, dialog);
-  const hadDialog = container.querySelector('.dialog');
-  mount(container, backdrop);
-  if (!hadDialog) (rematch?.tagName === 'BUTTON' ? rematch : close).focus({ preventScroll: true });
+    over ? null : sheetBox(liveScoreSheet(ctx)),
+    paused ? pauseFoot(ctx, buttons) : buttons,
+  ], rematch?.tagName === 'BUTTON' ? rematch : close, actions);
+  dialog.scrollTop = scrolled; // drawn again as people press Continue: keep the reader's place
+  return false;
 }

@@ -1,7 +1,6 @@
 // The room link to share: the address, a copy button, and a QR code for a phone at the same table.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
-import { qrSvg } from '../qr.js';
 
 export function shareBox(url, toast) {
   const input = h('input.link-input', {
@@ -19,14 +18,16 @@ export function shareBox(url, toast) {
       toast(document.execCommand?.('copy') ? t('copied') : t('copy_failed'));
     }
   };
-  const qr = qrSvg(url, t('qr_label'));
-  qr.dataset.testid = 'qr';
+  // Drawn by the server (segno); the image's URL holds the link, so it is cached like any static file.
+  const qr = h('img.qr', {
+    src: `/qr.svg?link=${encodeURIComponent(url)}`, alt: t('qr_label'), width: 148, height: 148,
+    'data-testid': 'qr',
+  });
   return h('section.panel.share', { 'aria-labelledby': 'share-title' },
     h('h2', { id: 'share-title' }, t('share_title')),
     h('div.share-body', {},
       h('div.qr-wrap', {}, qr),
-      h('div.share-text', {},
-        h('p.hint', {}, t('share_hint')),
-        input,
-        h('button.primary', { type: 'button', 'data-testid': 'copy-link', onclick: copy }, t('copy_link')))));
+      h('p.hint', {}, t('share_hint')),
+      input,
+      h('button.primary', { type: 'button', 'data-testid': 'copy-link', onclick: copy }, t('copy_link'))));
 }

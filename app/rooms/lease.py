@@ -1,0 +1,121 @@
+"""Who drives a table's bots and timers: in one process always this one; with Redis, the holder of the
+table's lease (``SET key process NX PX ttl``, renewed while held, released when its sockets are gone).
+
+The lease spares the other processes the work; it is not what keeps a move from being applied twice. That
+is the store's version check, so two processes that both believe they hold a lease for a moment (a pause
+longer than the lease) still commit at most one move per version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+KEY_PREFIX = "tt:lease:"
+_RENEW = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+return 0
+"""
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+
+
+class Leases(Protocol):
+    poll_seconds: float  # how often a process without the lease asks again while something is due
+
+    async def acquire(self, code: str) -> bool:
+        """True if this process drives ``code`` now (it held or just took the lease)."""
+        ...
+
+    async def release(self, code: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class SoleProcess:
+    """One process: it drives every table it has loaded, with or without sockets."""
+
+    poll_seconds = 1.0
+
+    async def acquire(self, code: str) -> bool:
+        return True
+
+    async def release(self, code: str) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+class RedisLeases:
+    """Leases in Redis, renewed together by one task every quarter of their life."""
+
+    def __init__(self, redis: Any, process_id: str, ttl_ms: int) -> None:
+        self.redis, self.process_id, self.ttl_ms = redis, process_id, ttl_ms
+        self.poll_seconds = ttl_ms / 4000
+        self.held: dict[str, float] = {}  # code -> monotonic time until which it is surely ours
+        self._task: asyncio.Task[None] | None = None
+
+    def holds(self, code: str) -> bool:
+        return self.held.get(code, 0.0) > time.monotonic()
+
+    async def acquire(self, code: str) -> bool:
+        if self.holds(code):
+            return True
+        started = time.monotonic()
+        try:
+            taken = await self.redis.set(KEY_PREFIX + code, self.process_id, nx=True, px=self.ttl_ms)
+            if not taken:
+                taken = await self.redis.eval(_RENEW, 1, KEY_PREFIX + code, self.process_id, self.ttl_ms)
+        except Exception as exc:  # Redis away: nobody takes new leases; the store still fences moves
+            log.warning("could not take the lease of %s: %s", code, exc)
+            return False
+        if not taken:
+            self.held.pop(code, None)
+            return False
+        self.held[code] = started + self.ttl_ms / 1000
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._renew(), name="lease-renewal")
+        return True
+
+    async def release(self, code: str) -> None:
+        if self.held.pop(code, None) is None:
+            return
+        with contextlib.suppress(Exception):
+            await self.redis.eval(_RELEASE, 1, KEY_PREFIX + code, self.process_id)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        for code in list(self.held):
+            await self.release(code)
+
+    async def _renew(self) -> None:
+        while self.held:
+            await asyncio.sleep(self.ttl_ms / 4000)
+            codes = list(self.held)
+            started = time.monotonic()
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for code in codes:
+                        pipe.eval(_RENEW, 1, KEY_PREFIX + code, self.process_id, self.ttl_ms)
+                    renewed = await pipe.execute()
+            except Exception as exc:  # kept until they run out; then the driver stops acting
+                log.warning("could not renew %d leases: %s", len(codes), exc)
+                continue
+            for code, ok in zip(codes, renewed, strict=True):
+                if code not in self.held:
+                    continue
+                if ok:
+                    self.held[code] = started + self.ttl_ms / 1000
+                else:
+                    log.warning("lost the lease of %s", code)
+                    del self.held[code]

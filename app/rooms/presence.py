@@ -1,0 +1,128 @@
+"""Who is at a table: this process's sockets, what other processes say of theirs, and since when each
+person's seat has had none anywhere.
+
+A seat nobody has opened counts as away since the room was loaded here, so after a restart the grace period
+starts again for everyone. Other processes' word (``heard``) lasts until they say otherwise or fall silent
+(``expire``): a process that died stops vouching for its seats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from datetime import datetime, timedelta
+
+from app.protocol import Welcome
+from app.table import Table
+
+from .connection import Connection
+
+
+class Presence:
+    def __init__(self, watch_from: datetime) -> None:
+        self.connections: set[Connection] = set()
+        self.watch_from = watch_from
+        self.announced = watch_from  # grace periods that ended up to here were announced (``auto``)
+        self._away: dict[int, datetime] = {}  # seat -> when its last socket closed
+        self.last_used = watch_from  # when a socket last came or went
+        # Another process -> (its seats with sockets, its spectators, when it said so: monotonic seconds).
+        self.remote: dict[str, tuple[frozenset[int], int, float]] = {}
+
+    def joined(self) -> Iterator[Connection]:
+        return (c for c in self.connections if c.joined)
+
+    def local_seats(self) -> set[int]:
+        return {c.seat for c in self.joined() if c.seat is not None}
+
+    def local_spectators(self) -> int:
+        return sum(1 for c in self.joined() if c.seat is None)
+
+    def idle_since(self, now: datetime) -> timedelta:
+        """How long no socket has been here (zero while one is)."""
+        return timedelta(0) if self.connections else now - self.last_used
+
+    def connected_seats(self) -> set[int]:
+        seats = self.local_seats()
+        for remote_seats, _, _ in self.remote.values():
+            seats |= remote_seats
+        return seats
+
+    def spectator_count(self) -> int:
+        return self.local_spectators() + sum(count for _, count, _ in self.remote.values())
+
+    def heard(self, process: str, *, seats: list[int], spectators: int, now: datetime, at: float) -> bool:
+        """Another process says who is at the table through it; True if who is connected changed."""
+        before = (self.connected_seats(), self.spectator_count())
+        if seats or spectators:
+            self.remote[process] = (frozenset(seats), spectators, at)
+        else:
+            self.remote.pop(process, None)
+        return self._settle(before, now)
+
+    def expire(self, older_than: float, now: datetime) -> bool:
+        """Forget processes silent since ``older_than``; True if who is connected changed."""
+        before = (self.connected_seats(), self.spectator_count())
+        self.remote = {p: said for p, said in self.remote.items() if said[2] >= older_than}
+        return self._settle(before, now)
+
+    def _settle(self, before: tuple[set[int], int], now: datetime) -> bool:
+        seats = self.connected_seats()
+        for seat in seats - before[0]:
+            self._away.pop(seat, None)
+        for seat in before[0] - seats:
+            self._away[seat] = now  # its grace period starts
+        return (seats, self.spectator_count()) != before
+
+    def join(self, conn: Connection, seat: int | None) -> None:
+        """A socket said hello: it now watches or plays ``seat`` (back: the server stops playing for it)."""
+        conn.join(seat)
+        self.connections.add(conn)
+        if seat is not None:
+            self._away.pop(seat, None)
+
+    def leave(self, conn: Connection, now: datetime) -> bool:
+        """A socket went away; True if it had joined (everyone else must hear of it)."""
+        was_joined = conn in self.connections and conn.joined
+        self.connections.discard(conn)
+        self.last_used = now
+        if conn.seat is not None and conn.seat not in self.connected_seats():
+            self._away[conn.seat] = now  # the grace period starts
+        return was_joined
+
+    def arrived(self, seat: int, now: datetime) -> None:
+        """A person was just given ``seat``: their grace period to connect starts now."""
+        self._away[seat] = now
+
+    def away(self, table: Table) -> dict[int, datetime]:
+        """Each person's seat with no socket here, and since when."""
+        connected = self.connected_seats()
+        return {
+            s.index: self._away.get(s.index, self.watch_from)
+            for s in table.seats
+            if not s.is_bot and s.index not in connected
+        }
+
+    def move_seats(self, moves: Mapping[int, int | None], table: Table) -> None:
+        """Seats moved or left (removed, handed to a bot): their sockets follow, and hear who they are."""
+        if not moves:
+            return
+        self._away = {
+            new: since for old, since in self._away.items() if (new := moves.get(old, old)) is not None
+        }
+        for conn in self.joined():
+            if conn.seat is None or conn.seat not in moves:
+                continue
+            conn.seat = moves[conn.seat]
+            host = conn.seat is not None and conn.seat == table.host_seat
+            conn.send(Welcome(room=table.code, seat=conn.seat, you_are_host=host))
+
+    def seat_claimants(self, table: Table) -> None:
+        """Spectator sockets whose token now holds a seat (a request passed) play it, and hear so."""
+        for conn in self.joined():
+            if conn.seat is not None or conn.token_hash is None:
+                continue
+            held = table.holder(conn.token_hash)
+            if held is None:
+                continue
+            conn.seat = held.index
+            self._away.pop(held.index, None)
+            conn.send(Welcome(room=table.code, seat=held.index, you_are_host=held.index == table.host_seat))

@@ -1,0 +1,204 @@
+"""What clients see of a table: the room info, and each socket's state message (the one path by which any
+client ever sees a game: the engine's ``view_for`` its own seat).
+
+A broadcast encodes the part every socket shares (the room info) once, and per seat only that seat's view
+and events, with ``orjson`` (the views are plain dataclasses of JSON values); the pieces are joined as
+pre-encoded fragments, so the text is exactly what the protocol's pydantic models would give
+(``tests/rooms/test_render.py`` holds the two equal). ``fan_out`` is where every notice a room hears (its
+own commits' and other processes') turns into messages to its sockets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import orjson
+
+from app.engine import Event, GameState
+from app.engine.views import SeatView, views_for
+from app.protocol import (
+    ChatOut,
+    EventView,
+    PresenceMessage,
+    ReactionOut,
+    RoomInfo,
+    SeatInfo,
+    SeatRequest,
+    encode,
+)
+from app.table import RoomStatus, Table
+from app.table.pause import pausing, ready_seats
+from app.table.schedule import Timing, auto_seats, turn_deadline
+
+from .broadcast import Notice
+from .connection import Connection
+from .presence import Presence
+
+if TYPE_CHECKING:
+    from .room import Room
+
+EventsBySeat = Mapping[str, Sequence[Mapping[str, object]]]
+TALK: dict[str, type[ChatOut] | type[ReactionOut]] = {"chat": ChatOut, "reaction": ReactionOut}
+
+# An event is sent with only the fields of its kind, in the protocol model's order.
+EVENT_FIELDS: tuple[str, ...] = tuple(EventView.model_fields)
+
+
+def iso(when: datetime) -> str:
+    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def seat_key(seat: int | None) -> str:
+    return "spectator" if seat is None else str(seat)
+
+
+def room_info(table: Table, presence: Presence, now: datetime, timing: Timing) -> RoomInfo:
+    """The room part of every message. Built from the table's own typed values on every broadcast, so it is
+    constructed without validation (``tests/rooms/test_render.py`` checks it against the validated model)."""
+    connected = presence.connected_seats()
+    auto = auto_seats(table, presence.away(table), now, timing)
+    deadline = turn_deadline(table, timing)
+    pause = pausing(table, timing.round_break, now)
+    return RoomInfo.model_construct(
+        code=table.code,
+        status=table.status.value,
+        host_seat=table.host_seat,
+        seat_count=table.seat_count,
+        seats=[
+            SeatInfo.model_construct(
+                seat=s.index,
+                name=s.name,
+                bot=s.is_bot,
+                bot_level=s.bot_level,
+                connected=s.is_bot or s.index in connected,
+                auto=s.index in auto,
+                program=s.is_program,
+                request=None
+                if s.claim is None
+                else SeatRequest.model_construct(name=s.claim.name, approved=s.claim.approved),
+            )
+            for s in table.seats
+        ],
+        options=table.options,
+        spectators=presence.spectator_count(),
+        game_id=table.game_public_id,
+        game_number=table.game_number,
+        turn_deadline=None if deadline is None else iso(deadline),
+        server_time=iso(now),
+        break_until=None if pause is None else iso(pause),
+        continued=[] if pause is None else sorted(table.pause.continued),
+        ready=ready_seats(table),
+    )
+
+
+AUTO_KINDS = frozenset({"draw", "discard", "go_out"})
+
+
+def events_by_seat(
+    table: Table, events: Sequence[Event], *, auto: bool = False
+) -> dict[str, list[dict[str, object]]]:
+    """Each seat's (and the spectators') own face of the events, as plain JSON for a notice. ``auto``: the
+    server played this move for a person (their timer ran out, or they are away): its events say so."""
+    if not events:
+        return {}
+
+    def face(event: Event, seat: int | None) -> dict[str, object]:
+        shown = event.for_seat(seat)
+        return {**shown, "auto": True} if auto and shown.get("kind") in AUTO_KINDS else shown
+
+    return {seat_key(seat): [face(e, seat) for e in events] for seat in [None, *range(len(table.seats))]}
+
+
+def _event(event: Mapping[str, object]) -> dict[str, object]:
+    return {name: event[name] for name in EVENT_FIELDS if event.get(name) is not None}
+
+
+def _state_bytes(
+    version: int, room: orjson.Fragment, view: SeatView | None, events: Iterable[Mapping[str, object]]
+) -> bytes:
+    """One seat's state message: the shared room fragment, that seat's view, that seat's events."""
+    return orjson.dumps(
+        {
+            "type": "state",
+            "version": version,
+            "room": room,
+            "game": view,
+            "events": [_event(e) for e in events],
+        }
+    )
+
+
+def room_fragment(info: RoomInfo) -> orjson.Fragment:
+    """The room info, encoded once per broadcast and shared by every socket's message."""
+    return orjson.Fragment(info.model_dump_json())
+
+
+def shown_game(table: Table) -> GameState | None:
+    """The game a state shows: none in the lobby (a table sent back to it keeps its last game, for the
+    history and the next game's number, but nobody plays it)."""
+    return None if table.status is RoomStatus.LOBBY else table.game
+
+
+def state_text(
+    table: Table, seat: int | None, info: RoomInfo, events: Iterable[Mapping[str, object]] = ()
+) -> str:
+    """The encoded state message for one seat (None: spectator)."""
+    game = shown_game(table)
+    view = None if game is None else views_for(game, [seat])[seat]
+    return _state_bytes(table.version, room_fragment(info), view, events).decode()
+
+
+def send_states(
+    table: Table, connections: Iterable[Connection], info: RoomInfo, events: EventsBySeat
+) -> None:
+    """Every socket gets its seat's state: the room encoded once, the views' shared part computed once,
+    each seat's message encoded once."""
+    connections = list(connections)
+    seats = list(dict.fromkeys(conn.seat for conn in connections))
+    game = shown_game(table)
+    views = views_for(game, seats) if game is not None else dict.fromkeys(seats)
+    room = room_fragment(info)
+    rendered = {
+        seat: _state_bytes(table.version, room, views[seat], events.get(seat_key(seat), ())).decode()
+        for seat in seats
+    }
+    for conn in connections:
+        conn.send_text(rendered[conn.seat])
+
+
+def presence_text(table: Table, info: RoomInfo) -> str:
+    return encode(PresenceMessage(version=table.version, room=info))
+
+
+def send_presence(table: Table, connections: Iterable[Connection], info: RoomInfo) -> None:
+    text = presence_text(table, info)
+    for conn in connections:
+        conn.send_text(text)
+
+
+def fan_out(room: Room, notice: Notice) -> None:
+    """Fan a notice out to the room's sockets in this process (a state rendered once per seat). A notice
+    ahead of the room's table is never rendered from the stale cache: a move one version ahead is applied
+    with the engine, anything else makes the room catch up from the store first."""
+    joined = list(room.presence.joined())
+    if notice.kind in TALK:  # chat lines and reactions: the same text for everyone
+        text = encode(TALK[notice.kind].model_validate(notice.payload))
+        for conn in joined:
+            conn.send_text(text)
+        return
+    others = room.others
+    if notice.kind == "presence":
+        others.heard(notice)
+    if notice.version > room.table.version:
+        others.heard_version = max(others.heard_version, notice.version)
+    if notice.version > room.table.version and not (notice.kind == "state" and others.apply_move(notice)):
+        others.resync_soon()  # news from another writer: never render a stale table
+    elif notice.kind == "presence":
+        send_presence(room.table, joined, room.room_info())
+    else:
+        room.seat_claimants()
+        same = notice.version == room.table.version  # a newer table shows without older events
+        events = notice.payload.get("events", {}) if same else {}
+        send_states(room.table, joined, room.room_info(), events)

@@ -1,0 +1,130 @@
+"""What a command produces: the next table, the one write that makes it durable, and what to publish.
+
+Writes are plain values; the store (the only place with SQL) turns each into statements, moving the room from
+``table.version - 1`` to ``table.version`` or refusing a stale version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from app.engine import Action, Event, GameState, Options
+
+from .table import Seat, Table
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScore:
+    round: int
+    seat: int
+    name: str
+    penalty: int
+
+
+@dataclass(frozen=True, slots=True)
+class FinalTotal:
+    """A seat's total at the game's end, and whether it won (the engine says who: lowest totals win)."""
+
+    seat: int
+    total: int
+    won: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AddSeat:
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceSeat:
+    """Someone else sits at ``seat.index`` (a person handed to a bot, a bot's seat taken by a person)."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveSeat:
+    """The seat goes; the seats above it move down by one (a game needs seats 0..n-1)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetHost:
+    """The host role moves to ``seat`` (handed over by the host, or because the host was gone)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetLobby:
+    options: Options
+    seat_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reopen:
+    """A finished table goes back to the lobby (the same seats and rules, for the host to change before the
+    next game); the finished game stays in the history."""
+
+
+@dataclass(frozen=True, slots=True)
+class StartGame:
+    """A new game becomes the room's current one; the store gives it its id."""
+
+    number: int
+    seed: int
+    options: Options
+    players: tuple[Seat, ...]
+    state: GameState
+    public_id: str  # the game's id in public URLs: random, drawn outside the pure core like the seed
+
+
+@dataclass(frozen=True, slots=True)
+class RecordMove:
+    """One accepted move: its log row, the game's snapshot, the round scores it settled, the totals."""
+
+    game_id: int
+    seat: int
+    action: Action
+    client_id: str | None
+    state: GameState
+    round_scores: tuple[RoundScore, ...] = ()
+    final_totals: tuple[FinalTotal, ...] = ()  # set when the move ended the game
+    # Seats that change with this move: approved hand-overs at a new round (or the game's end), and
+    # requests dropped when the game ends.
+    seats: tuple[Seat, ...] = ()
+
+
+Write = AddSeat | ReplaceSeat | RemoveSeat | SetHost | SetLobby | Reopen | StartGame | RecordMove
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """The table after a command (version + 1), its write, and what every socket must hear about."""
+
+    table: Table
+    write: Write
+    at: datetime
+    events: tuple[Event, ...] = ()
+    # old seat -> new seat (None: that seat's sockets now watch), for seats that moved or left
+    seat_moves: Mapping[int, int | None] = field(default_factory=dict)
+    auto: bool = False  # the server played this move for a person (their turn timer ran out, or away)
+
+    @property
+    def from_version(self) -> int:
+        return self.table.version - 1
+
+    @property
+    def seats_taken(self) -> tuple[int, ...]:
+        """The seats this change gave to a person (added, taken over, or handed over at a new round)."""
+        write = self.write
+        if isinstance(write, AddSeat):
+            return (write.seat.index,)
+        if isinstance(write, ReplaceSeat):
+            return () if write.seat.is_bot else (write.seat.index,)
+        if isinstance(write, RecordMove):
+            return tuple(s.index for s in write.seats if not s.is_bot)
+        return ()

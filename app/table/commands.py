@@ -1,0 +1,380 @@
+"""Everything a table can do, as pure functions: each takes a table and returns one ``Change`` (or raises a
+``Refusal`` / the engine's ``GameError``, whose codes go on the wire). No clock, no randomness of its own:
+the time and a new game's seed come in as arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import datetime
+
+from app.engine import Action, Draw, Options, apply, new_game
+
+from .changes import (
+    AddSeat,
+    Change,
+    FinalTotal,
+    RecordMove,
+    RemoveSeat,
+    Reopen,
+    ReplaceSeat,
+    RoundScore,
+    SetHost,
+    SetLobby,
+    StartGame,
+    Write,
+)
+from .errors import Refusal
+from .table import NO_PAUSE, TRANSITIONS, Claim, RoomStatus, Seat, Table
+
+
+class WrongStatus(Refusal):
+    """A command in the wrong lifecycle status; the message names what was expected and what is."""
+
+    def __init__(self, doing: str, expected: RoomStatus, actual: RoomStatus) -> None:
+        super().__init__(
+            "wrong_status",
+            f"cannot {doing} while the room is {actual.value}; the room must be {expected.value}",
+        )
+        self.expected, self.actual = expected, actual
+
+
+def _expect(table: Table, doing: str, expected: RoomStatus) -> None:
+    if table.status is not expected:
+        raise WrongStatus(doing, expected, table.status)
+
+
+def _next(table: Table, write: Write, at: datetime, **changes: object) -> Change:
+    """The one place a table's next version is computed. In the lobby, a change of who sits where starts
+    the ready check afresh (``pause.ready``)."""
+    after = replace(table, version=table.version + 1, **changes)  # type: ignore[arg-type]
+    if after.status is RoomStatus.LOBBY and after.seats != table.seats:
+        after = replace(after, pause=NO_PAUSE)
+    return Change(after, write, at)
+
+
+def _seat_index(table: Table, index: int, code: str = "bad_message") -> Seat:
+    if not 0 <= index < len(table.seats):
+        raise Refusal(code, f"there is no seat {index}")
+    return table.seats[index]
+
+
+def _with_seat(table: Table, seat: Seat) -> tuple[Seat, ...]:
+    return tuple(seat if s.index == seat.index else s for s in table.seats)
+
+
+# ----- seats -------------------------------------------------------------------------------------------
+
+
+def has_open_seat(table: Table) -> bool:
+    """A newcomer gets a seat (in the lobby, while one is free); otherwise they watch."""
+    return table.status is RoomStatus.LOBBY and len(table.seats) < table.seat_count
+
+
+def seat_person(table: Table, *, name: str, token_hash: str, at: datetime, program: bool = False) -> Change:
+    """A person (or a person's program) takes the next open seat."""
+    _expect(table, "take a seat", RoomStatus.LOBBY)
+    if not has_open_seat(table):
+        raise Refusal("seats_full", "every seat is taken")
+    seat = Seat(len(table.seats), name, token_hash=token_hash, is_program=program)
+    return _next(table, AddSeat(seat), at, seats=(*table.seats, seat))
+
+
+def add_bot(table: Table, *, level: str, at: datetime) -> Change:
+    _expect(table, "add a bot", RoomStatus.LOBBY)
+    if len(table.seats) >= table.seat_count:
+        raise Refusal("seats_full", "every seat is taken; raise the seat count first")
+    index = len(table.seats)
+    seat = Seat(index, f"Bot {index + 1}", True, level)
+    return _next(table, AddSeat(seat), at, seats=(*table.seats, seat))
+
+
+def join(table: Table, *, name: str, token_hash: str, at: datetime, program: bool = False) -> Change | None:
+    """A newcomer takes the next open seat; None: they watch (a bot's seat is asked for: ``request_seat``)."""
+    if not has_open_seat(table):
+        return None
+    return seat_person(table, name=name, token_hash=token_hash, at=at, program=program)
+
+
+def _person(seat: Seat, claim: Claim) -> Seat:
+    """The bot's seat as the claimant's: their name and token; the bot's former player is forgotten."""
+    return Seat(seat.index, claim.name, token_hash=claim.token_hash)
+
+
+def _claimed(table: Table, seat: Seat, claim: Claim | None, at: datetime) -> Change:
+    """The seat with ``claim`` (None: no request); an approved one passes at once if the rules allow now."""
+    if claim is not None and claim.approved and table.between_rounds():
+        return _next(
+            table, ReplaceSeat(_person(seat, claim)), at, seats=_with_seat(table, _person(seat, claim))
+        )
+    updated = replace(seat, claim=claim)
+    return _next(table, ReplaceSeat(updated), at, seats=_with_seat(table, updated))
+
+
+def request_seat(
+    table: Table, *, index: int, name: str | None, token_hash: str, at: datetime
+) -> Change | None:
+    """A spectator asks for a bot's seat, at any time. The seat's own former player needs no approval; anyone
+    else waits for the host's. The seat passes at the next moment the rules allow. None: asked already."""
+    seat = _seat_index(table, index, "bad_request")
+    if not seat.is_bot:
+        raise Refusal("not_allowed", f"seat {index} is a person's; only a bot's seat can be asked for")
+    if (held := table.holder(token_hash)) is not None:
+        raise Refusal("already_seated", f"you play seat {held.index} already; one person holds one seat")
+    if (asked := table.claim_of(token_hash)) is not None:
+        if asked.index == index:
+            return None
+        raise Refusal("already_requested", f"you asked for seat {asked.index} already; one seat at a time")
+    if seat.claim is not None:
+        raise Refusal("seat_requested", f"someone has asked for seat {index} already; wait for the host")
+    former = seat.former_token_hash == token_hash
+    if name is None and not former:
+        raise Refusal("bad_message", "say the name you will play under")
+    claim = Claim(seat.name if name is None else name, token_hash, approved=former)
+    return _claimed(table, seat, claim, at)
+
+
+def _pending(table: Table, index: int) -> Seat:
+    seat = _seat_index(table, index)
+    if seat.claim is None or seat.claim.approved:
+        raise Refusal("no_request", f"nobody is waiting for the host's answer about seat {index}")
+    return seat
+
+
+def approve_seat(table: Table, *, index: int, at: datetime) -> Change:
+    """The host lets the request for seat ``index`` stand: the seat passes now, or at the next round."""
+    seat = _pending(table, index)
+    assert seat.claim is not None
+    return _claimed(table, seat, replace(seat.claim, approved=True), at)
+
+
+def decline_seat(table: Table, *, index: int, at: datetime) -> Change:
+    """The host says no: the request is gone (the bot plays on)."""
+    return _claimed(table, _pending(table, index), None, at)
+
+
+def withdraw_request(table: Table, *, token_hash: str, at: datetime) -> Change | None:
+    """The requester left (or changed their mind): their pending request is gone. An approved hand-over stays:
+    the seat is theirs from the next round, and an absent person's seat is played as any other's."""
+    seat = table.claim_of(token_hash)
+    if seat is None or seat.claim is None or seat.claim.approved:
+        return None
+    return _claimed(table, seat, None, at)
+
+
+def settle_claims(table: Table, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
+    """The seats that change now that the rules allow a hand-over (a new round, or the game's end): approved
+    claims pass to their people; once the game is over, pending requests are dropped too."""
+    game_over = table.game is not None and table.game.is_over
+    changed = []
+    for seat in seats:
+        if seat.claim is None:
+            continue
+        if seat.claim.approved:
+            changed.append(_person(seat, seat.claim))
+        elif game_over:
+            changed.append(replace(seat, claim=None))
+    return tuple(changed)
+
+
+def hand_to_bot(table: Table, *, index: int, level: str, at: datetime) -> Change:
+    """A bot plays this seat from now on; the person's token no longer opens it (their tabs now watch)."""
+    old = _seat_index(table, index)
+    if index == table.host_seat:
+        raise Refusal("not_allowed", "the host's seat cannot be handed to a bot")
+    # The person's token is kept (hashed) as the seat's former one: they may take it back without asking.
+    former = old.former_token_hash if old.is_bot else old.token_hash
+    seat = Seat(
+        index, old.name, True, level, None, former_token_hash=former, claim=old.claim if old.is_bot else None
+    )
+    change = _next(table, ReplaceSeat(seat), at, seats=_with_seat(table, seat))
+    return replace(change, seat_moves={index: None})
+
+
+def remove_seat(table: Table, *, index: int, at: datetime) -> Change:
+    _expect(table, "remove a seat", RoomStatus.LOBBY)
+    _seat_index(table, index)
+    if index == table.host_seat:
+        raise Refusal("not_allowed", "the host's seat cannot be removed")
+    seats = tuple(
+        s if s.index < index else replace(s, index=s.index - 1) for s in table.seats if s.index != index
+    )
+    moves: Mapping[int, int | None] = {
+        s.index: (None if s.index == index else s.index - 1) for s in table.seats if s.index >= index
+    }
+    host = table.host_seat - 1 if table.host_seat > index else table.host_seat  # the host moves down too
+    return replace(_next(table, RemoveSeat(index), at, seats=seats, host_seat=host), seat_moves=moves)
+
+
+# ----- the host --------------------------------------------------------------------------------------------
+
+
+def can_host(seat: Seat) -> bool:
+    """Only a person's seat can hold the host role (a bot cannot start a game or approve anything)."""
+    return not seat.is_bot
+
+
+def make_host(table: Table, *, index: int, at: datetime) -> Change:
+    """The host role moves to the person at ``index``: by the host's choice, or because the host was gone
+    (``schedule.host_handover``). Any status: a rematch needs a host as much as the lobby does."""
+    seat = _seat_index(table, index)
+    if index == table.host_seat:
+        raise Refusal("not_allowed", f"seat {index} is the host already")
+    if not can_host(seat):
+        raise Refusal("not_allowed", f"seat {index} is a bot's; only a person can be the host")
+    return _next(table, SetHost(index), at, host_seat=index)
+
+
+# ----- lobby and games ---------------------------------------------------------------------------------
+
+
+def set_options(
+    table: Table, *, options: Mapping[str, object] | None, seats: int | None, at: datetime
+) -> Change | None:
+    """New house rules or seat count for the lobby; None when they are the ones in force already."""
+    _expect(table, "change the options", RoomStatus.LOBBY)
+    checked = Options.from_dict({**table.options.to_dict(), **(options or {})})
+    seat_count = seats if seats is not None else table.seat_count
+    if seat_count < len(table.seats):
+        raise Refusal("not_allowed", f"{len(table.seats)} seats are taken; remove some first")
+    checked.deck_count(seat_count)  # refuse decks that could not deal round 11 to a full table
+    if checked == table.options and seat_count == table.seat_count:
+        return None
+    return _next(table, SetLobby(checked, seat_count), at, options=checked, seat_count=seat_count)
+
+
+def start_game(table: Table, *, seed: int, public_id: str, at: datetime, rematch: bool = False) -> Change:
+    """Deal a new game (from the lobby, or a rematch once a game is finished). The store gives its id."""
+    doing, expected = (
+        ("start a rematch", RoomStatus.FINISHED) if rematch else ("start the game", RoomStatus.LOBBY)
+    )
+    _expect(table, doing, expected)
+    if len(table.seats) < 2:
+        raise Refusal("not_allowed", "a game needs at least 2 seats taken")
+    assert RoomStatus.PLAYING in TRANSITIONS[expected]
+    state = new_game(len(table.seats), table.options, seed)
+    number = (table.game_number or 0) + 1
+    write = StartGame(number, seed, table.options, table.seats, state, public_id)
+    return _next(
+        table,
+        write,
+        at,
+        status=RoomStatus.PLAYING,
+        game=state,
+        game_id=None,
+        game_number=number,
+        game_seed=seed,
+        game_public_id=public_id,
+        seat_count=len(table.seats),
+        turn_started=at,
+        last_move_at=at,
+        pause=NO_PAUSE,
+    )
+
+
+def reopen(table: Table, *, at: datetime) -> Change:
+    """After a game, back to the lobby with the same people, bots and rules: the host may change seats, bots
+    and house rules before starting the next game (a rematch as it is needs no lobby: ``start_game``). The
+    finished game stays the table's last one (its number goes on; the lobby shows no game)."""
+    _expect(table, "change the table for the next game", RoomStatus.FINISHED)
+    assert RoomStatus.LOBBY in TRANSITIONS[table.status]
+    return _next(table, Reopen(), at, status=RoomStatus.LOBBY, pause=NO_PAUSE)
+
+
+def with_game_id(change: Change, game_id: int) -> Change:
+    """A started game's change, once the store has given the game its id."""
+    return replace(change, table=replace(change.table, game_id=game_id))
+
+
+# ----- moves --------------------------------------------------------------------------------------------
+
+
+def play(
+    table: Table,
+    *,
+    seat: int,
+    action: Action,
+    at: datetime,
+    client_id: str | None = None,
+    version: int | None = None,
+) -> Change:
+    """A seat's move: the engine judges it; the change records it (and the round's scores, the totals)."""
+    if table.game is None or table.game_id is None or table.status is RoomStatus.LOBBY:
+        raise Refusal("game_not_started", "the game has not started yet")
+    if version is not None and version != table.version:
+        raise Refusal(
+            "stale_version",
+            f"this move was made against version {version}; the table is at version {table.version}",
+        )
+    before = table.game
+    after, events = apply(before, seat, action)
+    scores = tuple(
+        RoundScore(result.round, s, table.seats[s].name, penalty)
+        for result in after.results[len(before.results) :]
+        for s, penalty in enumerate(result.penalties)
+    )
+    finals: tuple[FinalTotal, ...] = ()
+    status = table.status
+    if after.is_over:
+        assert RoomStatus.FINISHED in TRANSITIONS[table.status]
+        status = RoomStatus.FINISHED
+        winners = set(after.winners())
+        finals = tuple(FinalTotal(s, total, s in winners) for s, total in enumerate(after.totals()))
+    # A discard (or going out) hands the turn on; a draw does not.
+    turn_started = table.turn_started if isinstance(action, Draw) else at
+    moved = replace(table, game=after, status=status)
+    # A new round was just dealt (no move in it yet), or the game ended: approved seats pass now, in this
+    # same change, so no bot ever makes the first move of a round whose seat is already someone's.
+    handed = settle_claims(moved, moved.seats) if moved.between_rounds() or after.is_over else ()
+    seats = tuple(next((h for h in handed if h.index == s.index), s) for s in table.seats)
+    write = RecordMove(table.game_id, seat, action, client_id, after, scores, finals, handed)
+    # A round that ends starts the pause before the next one afresh (``pause.py``).
+    pause = NO_PAUSE if len(after.results) != len(before.results) else table.pause
+    change = _next(
+        table,
+        write,
+        at,
+        game=after,
+        status=status,
+        turn_started=turn_started,
+        last_move_at=at,
+        seats=seats,
+        pause=pause,
+    )
+    return replace(change, events=tuple(events))
+
+
+# ----- a new table ---------------------------------------------------------------------------------------
+
+
+def new_table(
+    *,
+    code: str,
+    host: str,
+    token_hash: str,
+    bots: list[str],
+    seat_count: int,
+    options: Mapping[str, object],
+    now: datetime,
+) -> Table:
+    """A room in the lobby at version 1: the host in seat 0 and ``bots`` after it."""
+    if not 2 <= seat_count <= 8:
+        raise Refusal("bad_request", "a table has 2 to 8 seats")
+    if 1 + len(bots) > seat_count:
+        raise Refusal("bad_request", f"{len(bots)} bots and the host do not fit in {seat_count} seats")
+    checked = Options.from_dict(dict(options))
+    checked.deck_count(seat_count)
+    seats = (Seat(0, host, token_hash=token_hash),) + tuple(
+        Seat(i + 1, f"Bot {i + 2}", True, level) for i, level in enumerate(bots)
+    )
+    return Table(
+        code=code,
+        status=RoomStatus.LOBBY,
+        version=1,
+        host_seat=0,
+        seat_count=seat_count,
+        options=checked,
+        seats=seats,
+        turn_started=now,
+        last_move_at=now,
+    )

@@ -1,0 +1,155 @@
+"""Who must move next, and when: bots, turn timers and seats played for absent people, as plain functions
+of the table and the time (no clock, no waiting: the room's driver asks these and sleeps until ``next_wake``).
+
+``away`` maps each person's seat that has no open socket to when it was last seen (the presence module
+keeps it); the server plays such a seat once the grace period has passed.
+
+The host is **gone** when the host's seat has had no open socket for ``host_away`` (``HOST_AWAY_SECONDS``)
+while another person is at the table, or when a bot holds the host's seat: the host role then passes to the
+next person present, in seat order after the host (people before programs), so someone can always start
+the next game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from .pause import pause_end
+from .table import AUTO_LEVEL, RoomStatus, Table
+
+HOST_AWAY_DEFAULT = timedelta(seconds=60)
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    grace: timedelta  # how long a person may be away before the server plays for them
+    bot_delay: timedelta  # how long a bot (or the server for an away person) waits before each move
+    host_away: timedelta = HOST_AWAY_DEFAULT  # how long the host may be away before the role moves on
+    round_break: timedelta = timedelta(0)  # the pause between rounds (``pause.py``); zero: none
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        grace_seconds: float,
+        bot_delay_ms: float,
+        host_away_seconds: float = 60,
+        round_break_seconds: float = 0,
+    ) -> Timing:
+        return cls(
+            grace=timedelta(seconds=grace_seconds),
+            bot_delay=timedelta(milliseconds=bot_delay_ms),
+            host_away=timedelta(seconds=host_away_seconds),
+            round_break=timedelta(seconds=round_break_seconds),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DueMove:
+    """The server plays ``seat`` now, at ``level`` (a bot's own, or AUTO_LEVEL for a person)."""
+
+    seat: int
+    level: str
+
+
+def turn_clock(table: Table, timing: Timing) -> datetime:
+    """When the current turn's clock started: its predecessor's end, or for a round's first turn the end of
+    the pause between rounds (the timer and the bots wait for it)."""
+    end = pause_end(table, timing.round_break)
+    return table.turn_started if end is None else max(table.turn_started, end)
+
+
+def turn_deadline(table: Table, timing: Timing) -> datetime | None:
+    """When the turn timer runs out for the person to act (None: no timer, a bot's turn, no game)."""
+    game = table.playing
+    if game is None or not game.options.turn_timer or table.seats[game.turn].is_bot:
+        return None
+    return turn_clock(table, timing) + timedelta(seconds=game.options.turn_timer)
+
+
+def absent(table: Table, away: Mapping[int, datetime]) -> dict[int, datetime]:
+    """People's seats with no open socket while a game is on, and since when."""
+    if table.status is not RoomStatus.PLAYING:
+        return {}
+    return {s.index: away[s.index] for s in table.seats if not s.is_bot and s.index in away}
+
+
+def auto_seats(table: Table, away: Mapping[int, datetime], now: datetime, timing: Timing) -> frozenset[int]:
+    """People's seats away longer than the grace period: the server plays their turns."""
+    return frozenset(seat for seat, since in absent(table, away).items() if since + timing.grace <= now)
+
+
+def move_due(table: Table, away: Mapping[int, datetime], timing: Timing) -> datetime | None:
+    """When the server plays the current turn (a bot's; or a person's whose timer ran out or who is away)."""
+    game = table.playing
+    if game is None:
+        return None
+    seat = table.seats[game.turn]
+    clock = turn_clock(table, timing)
+    if seat.is_bot:  # a bot waits before each of its moves (and for the pause between rounds)
+        return max(table.last_move_at, clock) + timing.bot_delay
+    due = [deadline] if (deadline := turn_deadline(table, timing)) is not None else []
+    since = absent(table, away).get(seat.index)
+    if since is not None:  # away: played once the grace period is over, a whole turn at once
+        due.append(max(since + timing.grace, clock + timing.bot_delay))
+    return min(due, default=None)
+
+
+def due_move(table: Table, away: Mapping[int, datetime], now: datetime, timing: Timing) -> DueMove | None:
+    """The move the server must make at ``now``, if any."""
+    due = move_due(table, away, timing)
+    if due is None or due > now or table.game is None:
+        return None
+    seat = table.seats[table.game.turn]
+    return DueMove(seat.index, (seat.bot_level or AUTO_LEVEL) if seat.is_bot else AUTO_LEVEL)
+
+
+def host_successor(table: Table, away: Mapping[int, datetime]) -> int | None:
+    """The person present who would take the host role: the next in seat order after the host, people
+    before programs (None: nobody else is here)."""
+    count = len(table.seats)
+    order = [table.seats[(table.host_seat + step) % count] for step in range(1, count)]
+    present = [s for s in order if not s.is_bot and s.index != table.host_seat and s.index not in away]
+    present.sort(key=lambda s: s.is_program)  # stable: seat order kept within each kind
+    return present[0].index if present else None
+
+
+def host_handover_at(table: Table, away: Mapping[int, datetime], timing: Timing) -> datetime | None:
+    """When the host counts as gone and the role moves on (None: the host is here, or nobody could take
+    it). A bot in the host's seat is gone at once."""
+    if host_successor(table, away) is None:
+        return None
+    if not 0 <= table.host_seat < len(table.seats) or table.seats[table.host_seat].is_bot:
+        return table.last_move_at  # any moment already past: due now
+    since = away.get(table.host_seat)
+    return None if since is None else since + timing.host_away
+
+
+def host_handover(table: Table, away: Mapping[int, datetime], now: datetime, timing: Timing) -> int | None:
+    """The seat that must become the host at ``now`` (the host is gone), if any."""
+    due = host_handover_at(table, away, timing)
+    return None if due is None or due > now else host_successor(table, away)
+
+
+def next_wake(
+    table: Table, away: Mapping[int, datetime], announced: datetime, timing: Timing
+) -> datetime | None:
+    """The next moment something happens: a move is due, a seat's grace period ends (announced to
+    everyone as ``auto``; those up to ``announced`` were), or the host counts as gone."""
+    times = [since + timing.grace for since in absent(table, away).values()]
+    times = [t for t in times if t > announced]
+    if (due := move_due(table, away, timing)) is not None:
+        times.append(due)
+    if (handover := host_handover_at(table, away, timing)) is not None:
+        times.append(handover)
+    return min(times, default=None)
+
+
+def auto_announcement_due(
+    table: Table, away: Mapping[int, datetime], announced: datetime, now: datetime, timing: Timing
+) -> bool:
+    """A seat's grace period ended after ``announced`` and by ``now``: everyone must see it played by the
+    server."""
+    return any(announced < since + timing.grace <= now for since in absent(table, away).values())

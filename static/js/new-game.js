@@ -1,0 +1,54 @@
+// On a table's history or replay page: look at the table now and then (no socket: the seat is not taken
+// up by browsing), and say so, with a way back, when a new game starts there.
+import * as api from './api.js';
+import { h } from './dom.js';
+import { t } from './i18n.js';
+
+export const EVERY_MS = 4000;
+
+export class NewGameWatch {
+  /**
+   * ``known``: the id of the table's game when its player left it (null: none yet; undefined: not known,
+   * the first look sets it). ``show(room)`` is called once a game other than ``known`` is being played.
+   */
+  constructor(code, known, show) {
+    this.code = code;
+    this.known = known;
+    this.show = show;
+    this.timer = setInterval(() => this.check(), EVERY_MS);
+    if (known === undefined) this.check();
+  }
+
+  async check() {
+    let room;
+    try {
+      room = await api.getRoom(this.code);
+    } catch {
+      return; // offline or gone: the next look tries again
+    }
+    const id = room.game?.id ?? null;
+    if (this.known === undefined) {
+      this.known = id;
+    } else if (id !== null && id !== this.known && room.game.status === 'playing') {
+      this.known = id;
+      this.show(room);
+    }
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+}
+
+/** The notice that a new game started at ``code``: a link back to the table, and a button to close it. */
+export function newGameBanner(code, navigate, onClose) {
+  const path = `/r/${code}`;
+  const banner = h('div.new-game-banner', { role: 'status', 'data-testid': 'new-game-banner' },
+    h('span', {}, t('new_game_started')),
+    h('a.primary.small', {
+      href: path, 'data-testid': 'new-game-back',
+      onclick: (e) => { e.preventDefault(); onClose(); navigate(path); },
+    }, t('back_to_table')),
+    h('button.link', { type: 'button', 'aria-label': t('close'), onclick: () => onClose() }, '×'));
+  return banner;
+}

@@ -1,0 +1,42 @@
+// What the browser remembers (localStorage): each key is named here once; private mode just forgets.
+
+const KEYS = {
+  token: (code) => `tt.token.${code.toUpperCase()}`, // a seat's secret, per room
+  name: 'tt.name',
+  lang: 'tt.lang',
+  group: 'tt.group',
+  notify: 'tt.notify',
+  confirm: 'tt.confirm',
+};
+
+function read(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function write(key, value) {
+  try {
+    if (value === null) localStorage.removeItem(key);
+    else localStorage.setItem(key, value);
+  } catch { /* private mode: it lasts as long as the tab */ }
+}
+
+export const savedToken = (code) => read(KEYS.token(code));
+export const saveToken = (code, token) => write(KEYS.token(code), token);
+export const forgetToken = (code) => write(KEYS.token(code), null);
+export const savedName = () => read(KEYS.name) || '';
+export const saveName = (name) => write(KEYS.name, name);
+export const savedLang = () => read(KEYS.lang);
+export const saveLang = (lang) => write(KEYS.lang, lang);
+/** Whether the hand is shown grouped into melds (on unless turned off). */
+export const groupingOn = () => read(KEYS.group) !== 'off';
+export const setGrouping = (on) => write(KEYS.group, on ? 'on' : 'off');
+/** Whether the player asked to be told when their turn begins (off unless turned on). */
+export const notifyOn = () => read(KEYS.notify) === 'on';
+export const setNotify = (on) => write(KEYS.notify, on ? 'on' : 'off');
+/** Whether a discard is picked first, then confirmed (off unless turned on: safer on a touch screen). */
+export const confirmDiscardsOn = () => read(KEYS.confirm) === 'on';
+export const setConfirmDiscards = (on) => write(KEYS.confirm, on ? 'on' : 'off');

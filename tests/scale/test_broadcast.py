@@ -1,0 +1,93 @@
+"""Notices over a real Redis: a burst of publishes far larger than the connection pool (a busy process at
+saturation) all reach the other process, in no more connections than the pool allows; after Redis restarts,
+the first notice and the first lease go through (the pool's dead connections are replaced)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+
+from app.rooms.broadcast import Notice, RedisBroadcaster
+from app.rooms.lease import RedisLeases
+
+from .cluster import RedisServer
+
+pytestmark = [pytest.mark.scale, pytest.mark.xdist_group("scale")]
+
+BURST = 1000  # several times the pool, and more than redis-py's default pool of 100
+
+
+async def _until(check: object, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+@dataclass
+class Pair:
+    """A redis-server of the test's own, a process publishing on it, and what another process heard."""
+
+    server: RedisServer
+    sender: RedisBroadcaster
+    receiver: RedisBroadcaster
+    heard: list[int] = field(default_factory=list)
+
+
+@pytest.fixture
+async def pair(tmp_path: Path) -> AsyncIterator[Pair]:
+    server = RedisServer(tmp_path)
+    server.start()
+    both = Pair(server, RedisBroadcaster(server.url), RedisBroadcaster(server.url))
+    both.receiver.subscribe("ROOM", lambda notice: both.heard.append(notice.version))
+    both.sender.subscribe("ROOM", lambda _notice: None)
+    try:
+        both.sender.start()
+        both.receiver.start()
+        await _until(lambda: both.sender.up and both.receiver.up)
+        yield both
+    finally:
+        await both.sender.close()
+        await both.receiver.close()
+        server.kill()
+
+
+async def test_a_burst_of_publishes_larger_than_the_pool_all_arrive(pair: Pair) -> None:
+    sender, heard = pair.sender, pair.heard
+    probe = aioredis.from_url(pair.server.url)
+    try:
+        await asyncio.gather(
+            *(sender.publish(Notice("ROOM", "state", version)) for version in range(1, BURST + 1))
+        )
+        await _until(lambda: len(heard) == BURST)
+        assert sorted(heard) == list(range(1, BURST + 1))
+        clients = await probe.client_list()
+        pool = sender.redis.connection_pool.max_connections
+        # Two pools and the probe's own connection: the burst did not open a connection per publish.
+        assert pool < BURST and len(clients) <= 2 * pool + 1
+    finally:
+        await probe.aclose()
+
+
+async def test_after_redis_restarts_the_first_notice_and_lease_go_through(pair: Pair) -> None:
+    sender, receiver, heard, server = pair.sender, pair.receiver, pair.heard, pair.server
+    leases = RedisLeases(sender.redis, sender.process_id, 2000)
+    try:
+        await asyncio.gather(*(sender.publish(Notice("ROOM", "state", v)) for v in range(1, 9)))
+        await _until(lambda: len(heard) == 8)  # the pool holds open connections now
+        server.kill()
+        await _until(lambda: not sender.up and not receiver.up)
+        server.start()
+        await _until(lambda: sender.up and receiver.up)
+        await sender.publish(Notice("ROOM", "state", 9))
+        await _until(lambda: heard[-1:] == [9])
+        assert await leases.acquire("ROOM"), "a lease could not be taken on the first try after the restart"
+        assert sender.dropped == 0
+    finally:
+        await leases.close()

@@ -1,0 +1,40 @@
+"""Leases on a table's driver in a real Redis: one holder at a time, renewed while held, taken over when the
+holder stops renewing (it died), released for the next process."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+
+from app.rooms.lease import RedisLeases
+
+from .cluster import RedisServer
+
+pytestmark = [pytest.mark.scale, pytest.mark.xdist_group("scale")]
+
+
+async def test_one_holder_renewed_then_taken_over_when_it_stops(tmp_path: Path) -> None:
+    server = RedisServer(tmp_path)
+    server.start()
+    client = aioredis.from_url(server.url)
+    # Lives long enough that a busy machine's event loop still renews in time (renewals are real time).
+    a, b = RedisLeases(client, "a", 1500), RedisLeases(client, "b", 1500)
+    try:
+        assert await a.acquire("ROOM")
+        assert not await b.acquire("ROOM")
+        await asyncio.sleep(3.5)  # more than two lives: still A's, because A renews it
+        assert not await b.acquire("ROOM") and a.holds("ROOM")
+        await a.close()  # released: B takes it at once
+        assert await b.acquire("ROOM")
+        assert b._task is not None
+        b._task.cancel()  # B "dies": no more renewals
+        await asyncio.sleep(2.0)
+        assert await a.acquire("ROOM"), "the lease of a process that stopped renewing expires"
+    finally:
+        await a.close()
+        await b.close()
+        await client.aclose()
+        server.kill()

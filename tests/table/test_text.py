@@ -1,0 +1,64 @@
+"""Player-typed text: invisible-only names and chat lines are refused, Persian joiners inside words are
+kept, and names that pass for a bot's ("Bot 2" in any case, width, digit or look-alike) are refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.table import Refusal
+from app.table.text import clean_name, clean_text
+
+INVISIBLE = [
+    "\u3164",  # HANGUL FILLER (a letter that draws nothing)
+    "\u3164\u3164\u3164",
+    "\uffa0",  # HALFWIDTH HANGUL FILLER
+    "\u115f\u1160",  # Hangul choseong and jungseong fillers
+    "\u2800\u2800",  # blank Braille pattern
+    "\u200c",  # a lone zero-width non-joiner
+    "\u200c\u200d\u200c\u200d",  # a run of zero-width joiners
+    "\u0301\u0301\u0301",  # only combining marks
+    "\u20dd",  # only an enclosing mark
+    "\u3000\u3164",  # ideographic space and a filler
+]
+STRAY_JOINERS = ["\u200cAli", "Ali\u200c", "a\u200c\u200cb", "a \u200cb"]
+VALID = ["Ali", "سارا", "می\u200cروم", "نیما\u200cجان", "José", "e\u0301", "😀", "Robot 2", "Abbot", "Botany"]
+BOTLIKE = [
+    "Bot 2",
+    "bot 7",
+    "BOT",
+    "Bot2",
+    "Bot #3",
+    "bot-4",
+    "\uff22\uff4f\uff54\u3000\uff12",  # fullwidth "Ｂｏｔ　２"
+    "bot \u06f2",  # Persian digit two
+    "Bo\u0301t 2",  # an accent
+    "b\u200cot 2",  # a joiner inside
+    "\u0412\u041e\u0422 2",  # Cyrillic "ВОТ"
+    "\u0392\u03bf\u03c4 5",  # Greek "Βοτ"
+    "B0t 3",
+]
+
+
+@pytest.mark.parametrize("text", INVISIBLE + STRAY_JOINERS)
+@pytest.mark.parametrize("what", ["name", "chat line"])
+def test_invisible_text_and_stray_joiners_are_refused(text: str, what: str) -> None:
+    with pytest.raises(Refusal) as refused:
+        clean_text(text, max_length=200, what=what)
+    assert refused.value.code == "bad_message" and what in refused.value.message
+
+
+@pytest.mark.parametrize("text", VALID)
+def test_real_names_and_persian_joiners_inside_words_are_kept(text: str) -> None:
+    assert clean_name(f"  {text} ", max_length=32) == text
+    assert clean_text(text, max_length=200, what="chat line") == text
+
+
+@pytest.mark.parametrize("name", BOTLIKE)
+def test_names_that_pass_for_a_bot_are_refused(name: str) -> None:
+    with pytest.raises(Refusal) as refused:
+        clean_name(name, max_length=32)
+    assert refused.value.code == "bad_request" and "bot" in refused.value.message
+
+
+def test_a_chat_line_may_mention_a_bot() -> None:
+    assert clean_text("Bot 2", max_length=200, what="chat line") == "Bot 2"
