@@ -51,6 +51,7 @@ def uvicorn_config(settings: Settings, app: FastAPI) -> uvicorn.Config:
         log_config=None,  # app.logs configures JSON lines for uvicorn's loggers too
         # Frames somewhat over the limit get a `too_large` error; far over it, the socket is closed (1009).
         ws_max_size=max(65536, 8 * settings.max_frame_bytes),
+        ws_per_message_deflate=settings.ws_compression,
         ws_ping_interval=20,
         ws_ping_timeout=20,
         # Connections that send no complete request or handshake in time are closed.

@@ -6,7 +6,11 @@ four socket-less connections, and reports the CPU time of each part per action (
 - ``engine``: ``apply`` alone (the baseline: the rules themselves),
 - ``commit``: ``Store.commit`` (one transaction),
 - ``render``: building and encoding the state messages of all four seats (``render.send_states``),
-- ``total``: the whole ``Room.handle`` call.
+- ``total``: the whole ``Room.handle`` call,
+- ``deflate``: what permessage-deflate (``WS_COMPRESSION``) would add: the messages of the move compressed
+  per socket as the server's WebSocket layer does (zlib, 12 window bits, memLevel 5, one context per socket).
+
+It also prints the bytes of a state message, as JSON and deflated.
 
     python benchmarks/action_cost.py --games 20              # SQLite in a temporary directory
     python benchmarks/action_cost.py --games 20 --postgres   # TEST_POSTGRES_URL (a fresh schema)
@@ -26,6 +30,7 @@ import sys
 import tempfile
 import time
 import uuid
+import zlib
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -72,8 +77,32 @@ def timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
 CURRENT: dict[str, float] = {}
 
 
-def drain(conn: Connection) -> list[dict[str, Any]]:
-    return [json.loads(text) for text in conn.drain()]
+SIZES: dict[str, list[int]] = defaultdict(list)  # "json" and "deflated" bytes of each state message
+DEFLATERS: dict[int, Any] = {}  # one compression context per socket, as permessage-deflate keeps
+
+
+def deflated(conn: Connection, text: str) -> int:
+    """Bytes of ``text`` as permessage-deflate sends it on ``conn`` (uvicorn's settings for websockets)."""
+    deflater = DEFLATERS.setdefault(id(conn), zlib.compressobj(wbits=-12, memLevel=5))
+    data = text.encode()
+    return len(deflater.compress(data) + deflater.flush(zlib.Z_SYNC_FLUSH)) - 4
+
+
+def drain(conns: list[Connection]) -> tuple[list[list[dict[str, Any]]], float]:
+    """Each socket's messages since the last call, and the CPU seconds their compression took."""
+    messages: list[list[dict[str, Any]]] = []
+    spent = 0.0
+    for conn in conns:
+        texts = conn.drain()
+        t0 = time.process_time()
+        sizes = [deflated(conn, text) for text in texts]
+        spent += time.process_time() - t0
+        messages.append([json.loads(text) for text in texts])
+        for text, size in zip(texts, sizes, strict=True):
+            if text.startswith('{"type":"state"'):
+                SIZES["json"].append(len(text.encode()))
+                SIZES["deflated"].append(size)
+    return messages, spent
 
 
 async def play_games(database_url: str, games: int) -> int:
@@ -96,9 +125,13 @@ async def play_games(database_url: str, games: int) -> int:
                 conn, parse_client_message(json.dumps({"type": "hello", "token": tokens[seat]}))
             )
         await room.handle(conns[0], parse_client_message('{"type": "start"}'))
+        moved = False
         while True:
-            for seat, conn in enumerate(conns):
-                for message in drain(conn):
+            every_seat, spent = drain(conns)
+            if moved:
+                PARTS["deflate"].append(spent)
+            for seat, messages in enumerate(every_seat):
+                for message in messages:
                     if message["type"] == "state":
                         views[seat] = message["game"]
             view = views[0]
@@ -120,6 +153,7 @@ async def play_games(database_url: str, games: int) -> int:
             for name in ("engine", "commit", "render"):
                 PARTS[name].append(CURRENT.get(name, 0.0))
             actions += 1
+            moved = True
     await manager.close()
     await store.close()
     return actions
@@ -143,7 +177,7 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; db: {url.split(':')[0]}")
     print(f"{args.games} games, {actions} actions, {wall:.1f} s wall")
     engine_median = statistics.median(PARTS["engine"])
-    for name in ("engine", "commit", "render", "total"):
+    for name in ("engine", "commit", "render", "total", "deflate"):
         values = [v * 1000 for v in PARTS[name]]
         median = statistics.median(values)
         print(
@@ -151,6 +185,8 @@ def main() -> None:
             f"p99 {sorted(values)[int(0.99 * len(values))]:6.3f} ms  "
             f"({median / (engine_median * 1000):5.1f}x engine)"
         )
+    raw, packed = statistics.median(SIZES["json"]), statistics.median(SIZES["deflated"])
+    print(f"state message: median {raw:.0f} bytes of JSON, {packed:.0f} deflated ({raw / packed:.1f}x less)")
 
 
 if __name__ == "__main__":
