@@ -78,12 +78,12 @@ CURRENT: dict[str, float] = {}
 
 
 SIZES: dict[str, list[int]] = defaultdict(list)  # "json" and "deflated" bytes of each state message
-DEFLATERS: dict[int, Any] = {}  # one compression context per socket, as permessage-deflate keeps
+DEFLATERS: dict[Connection, Any] = {}  # one compression context per socket, as permessage-deflate keeps
 
 
 def deflated(conn: Connection, text: str) -> int:
     """Bytes of ``text`` as permessage-deflate sends it on ``conn`` (uvicorn's settings for websockets)."""
-    deflater = DEFLATERS.setdefault(id(conn), zlib.compressobj(wbits=-12, memLevel=5))
+    deflater = DEFLATERS.setdefault(conn, zlib.compressobj(wbits=-12, memLevel=5))
     data = text.encode()
     return len(deflater.compress(data) + deflater.flush(zlib.Z_SYNC_FLUSH)) - 4
 

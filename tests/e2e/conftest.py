@@ -157,6 +157,22 @@ def new_page(browser: Any) -> Iterator[Any]:
     assert not errors, f"JavaScript errors in the page: {errors}"
 
 
+def open_lobby(
+    page: Any, server: str, name: str = "Sara", *, seats: int | None = None, bot: bool = False
+) -> str:
+    """From the home page, open a table as ``name`` (with ``seats`` seats, and one bot if ``bot``); wait
+    for its lobby and return the table's code."""
+    page.goto(f"{server}/")
+    page.fill("[data-testid=create-name]", name)
+    if seats is not None:
+        page.select_option("[data-testid=create-seats]", str(seats))
+    if bot:
+        page.click("[data-testid=add-bot]")
+    page.click("[data-testid=create]")
+    page.wait_for_selector("[data-testid=lobby]")
+    return str(page.url.rstrip("/").rsplit("/", 1)[-1])
+
+
 def screenshot(page: Any, name: str, **kwargs: Any) -> Path:
     """Take a screenshot (it must render) into the session's screenshot folder; returns its path."""
     folder = _screenshots[0]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import screenshot
+from .conftest import open_lobby, screenshot
 
 pytestmark = pytest.mark.e2e
 
@@ -197,10 +197,7 @@ def test_names_and_chat_are_text_and_the_qr_code_holds_the_link(
     page = new_page(390, 844)
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.goto(f"{server}/")
-    page.fill("[data-testid=create-name]", XSS_NAME)
-    page.click("[data-testid=create]")
-    page.wait_for_selector("[data-testid=lobby]")
+    open_lobby(page, server, XSS_NAME)
     assert page.locator("[data-testid=seat-0] .name").inner_text() == XSS_NAME
     assert page.locator("#main img:not([data-testid=qr])").count() == 0  # the QR code is the only picture
 
@@ -404,11 +401,7 @@ def test_sorting_and_dragging_keep_the_melds_grouped(new_page: Any, server: str,
 def test_a_game_against_a_bot_ends_with_a_winner_and_a_rematch(new_page: Any, server: str) -> None:
     started = time.monotonic()
     page = new_page(1024, 760)
-    page.goto(f"{server}/")
-    page.fill("[data-testid=create-name]", "Sara")
-    page.click("[data-testid=add-bot]")
-    page.click("[data-testid=create]")
-    page.wait_for_selector("[data-testid=lobby]")
+    open_lobby(page, server, bot=True)
     page.click("[data-testid=start]")
     page.wait_for_selector("[data-testid=table]")
     # The first turn by keyboard alone: Enter on the stock, then Enter on the card drawn (focus moves to it).

@@ -14,7 +14,7 @@ import pytest
 from tests.api.test_history import quick_move
 from tests.api.wsclient import Client, create_room, join_room
 
-from .conftest import screenshot
+from .conftest import open_lobby, screenshot
 from .test_client import table_attr
 
 pytestmark = pytest.mark.e2e
@@ -179,12 +179,7 @@ def test_back_to_the_lobby_after_a_game_to_change_the_rules_with_a_ready_check(
 def test_remove_asks_first_and_the_bot_control_has_words(new_page: Any, server: str, lang: str) -> None:
     page = new_page(390, 844, lang=lang)
     page.on("dialog", lambda d: pytest.fail(f"the browser's own {d.type} box was used: {d.message}"))
-    page.goto(f"{server}/")
-    page.fill("[data-testid=create-name]", "Sara")
-    page.select_option("[data-testid=create-seats]", "3")
-    page.click("[data-testid=create]")
-    page.wait_for_selector("[data-testid=lobby]")
-    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    code = open_lobby(page, server, seats=3)
     with httpx.Client(base_url=server) as http:
         for name in ("Omid", "Nima"):
             assert http.post(f"/api/rooms/{code}/join", json={"name": name}).status_code == 200

@@ -15,7 +15,7 @@ import pytest
 from tests.api.test_history import quick_move
 from tests.api.wsclient import Client, create_room
 
-from .conftest import screenshot
+from .conftest import open_lobby, screenshot
 
 pytestmark = pytest.mark.e2e
 
@@ -206,11 +206,7 @@ def test_unknown_and_unfinished_games_say_so(new_page: Any, server: str) -> None
 
 def test_the_lobby_links_to_the_history_of_its_table(new_page: Any, server: str) -> None:
     page = new_page(800, 700)
-    page.goto(f"{server}/")
-    page.fill("[data-testid=create-name]", "Lale")
-    page.click("[data-testid=create]")
-    page.wait_for_selector("[data-testid=lobby]")
-    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    code = open_lobby(page, server, "Lale")
     page.click("[data-testid=history-link]")
     page.wait_for_url(f"**/r/{code}/history")
     page.wait_for_selector("[data-testid=no-games]")

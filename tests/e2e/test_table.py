@@ -11,7 +11,7 @@ import pytest
 
 from app.engine import Options, min_penalty
 
-from .conftest import ROOT, screenshot
+from .conftest import ROOT, open_lobby, screenshot
 from .test_client import VERSION_CHANGED, click_card, table_attr, take_turn
 
 pytestmark = pytest.mark.e2e
@@ -19,11 +19,7 @@ pytestmark = pytest.mark.e2e
 
 def start_against_a_bot(page: Any, server: str, name: str = "Sara") -> None:
     """Open a table for the page's person and one bot, start it, and wait for the person's first turn."""
-    page.goto(f"{server}/")
-    page.fill("[data-testid=create-name]", name)
-    page.click("[data-testid=add-bot]")
-    page.click("[data-testid=create]")
-    page.wait_for_selector("[data-testid=lobby]")
+    open_lobby(page, server, name, bot=True)
     page.click("[data-testid=start]")
     page.wait_for_selector("[data-testid=table][data-my-turn='1'][data-phase='draw']")
 
@@ -313,11 +309,7 @@ def test_eight_players_on_a_phone(new_page: Any, server: str, lang: str) -> None
 def test_minor_things_players_tripped_on(new_page: Any, server: str) -> None:
     # A full table: the prompt offers to watch, it does not say you are watching before you choose.
     host = new_page(1024, 760)
-    host.goto(f"{server}/")
-    host.fill("[data-testid=create-name]", "Sara")
-    host.click("[data-testid=add-bot]")
-    host.click("[data-testid=create]")
-    host.wait_for_selector("[data-testid=lobby]")
+    open_lobby(host, server, bot=True)
     link = host.locator("[data-testid=share-link]").input_value()
     guest = new_page(390, 844, is_mobile=True, has_touch=True)
     guest.goto(link)
@@ -383,11 +375,7 @@ def test_a_program_in_a_seat_is_shown_as_a_program(new_page: Any, server: str) -
     import httpx
 
     page = new_page(390, 844)
-    page.goto(f"{server}/")
-    page.fill("[data-testid=create-name]", "Sara")
-    page.click("[data-testid=create]")
-    page.wait_for_selector("[data-testid=lobby]")
-    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    code = open_lobby(page, server)
     joined = httpx.post(f"{server}/api/rooms/{code}/join", json={"name": "Robo", "program": True}).json()
     assert joined["seat"] == 1
     tag = page.wait_for_selector("[data-testid=program-tag]")
@@ -427,11 +415,7 @@ def test_the_melds_of_whoever_went_out_are_laid_down_for_everyone(new_page: Any,
 def test_a_hint_marks_the_discard_that_leaves_the_fewest_points(new_page: Any, server: str) -> None:
     page = new_page(390, 844)
     tap = SocketTap(page)
-    page.goto(f"{server}/")
-    page.fill("[data-testid=create-name]", "Sara")
-    page.click("[data-testid=add-bot]")
-    page.click("[data-testid=create]")
-    page.wait_for_selector("[data-testid=lobby]")
+    open_lobby(page, server, bot=True)
     page.check("#opt-hints")  # the host allows hints (off by default)
     page.wait_for_function("() => document.querySelector('#opt-hints')?.checked")
     page.wait_for_timeout(300)  # the option's state arrives before the start
@@ -577,12 +561,7 @@ def test_confirm_discards_picks_first_and_plays_on_the_second_tap(new_page: Any,
     button.tap()
     page.wait_for_function(VERSION_CHANGED, arg=version)
     assert page.locator(".hand .card.selected").count() == 0
-    # The bot may go out on its turn (three cards in round one): the round's results are closed first.
-    page.wait_for_selector(
-        "[data-testid=table][data-my-turn='1'][data-phase='draw'], [data-testid=score-sheet]"
-    )
-    if page.locator("[data-testid=score-sheet]").count():
-        page.click("[data-testid=continue]")
+    my_next_turn(page)  # the bot may go out on its turn first (three cards in round one)
     # Remembered, and in Persian the button speaks Persian; a second tap on the picked card plays it too.
     page.click("[data-testid=lang]")
     page.wait_for_selector("[data-testid=table][data-my-turn='1'][data-phase='draw']")

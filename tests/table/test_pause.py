@@ -4,14 +4,14 @@ until every present player has pressed Continue, or until the countdown runs out
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from app.engine.bots import choose_action
 from app.table import NO_PAUSE, Table, pause
 from app.table import commands as c
 from app.table.schedule import Timing, due_move, move_due, turn_deadline
+from tests.table.tables import T0, started_table
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
 BREAK = timedelta(seconds=20)
 TIMING = Timing(grace=timedelta(seconds=60), bot_delay=timedelta(milliseconds=700), round_break=BREAK)
 NO_BREAK = Timing(grace=timedelta(seconds=60), bot_delay=timedelta(milliseconds=700))
@@ -22,18 +22,7 @@ def at(seconds: float) -> datetime:
 
 
 def started(*, bots: list[str], timer: int = 30, seats: int = 2, seed: int = 5) -> Table:
-    table = c.new_table(
-        code="ABCD2345",
-        host="Host",
-        token_hash="h",
-        bots=bots,
-        seat_count=seats,
-        options={"turn_timer": timer},
-        now=T0,
-    )
-    while len(table.seats) < seats:
-        table = c.seat_person(table, name="Guest", token_hash=f"g{len(table.seats)}", at=T0).table
-    return c.with_game_id(c.start_game(table, seed=seed, public_id="abcdefghijkm", at=T0), 1).table
+    return started_table(bots=bots, timer=timer, seats=seats, seed=seed)
 
 
 def end_round(table: Table, when: datetime) -> Table:

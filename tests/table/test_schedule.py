@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from app.engine import Options
 from app.table import Table
 from app.table import commands as c
 from app.table.schedule import Timing, auto_seats, due_move, move_due, next_wake, turn_deadline
+from tests.table.tables import T0, started_table
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
 TIMING = Timing(grace=timedelta(seconds=60), bot_delay=timedelta(milliseconds=700))
 
 
 def started(*, bots: list[str], timer: int = 0, seats: int = 2, seed: int = 11) -> Table:
-    table = c.new_table(
-        code="ABCD2345",
-        host="Host",
-        token_hash="h",
-        bots=bots,
-        seat_count=seats,
-        options={"turn_timer": timer},
-        now=T0,
-    )
-    if len(table.seats) < seats:
-        table = c.seat_person(table, name="Guest", token_hash="g", at=T0).table
-    return c.with_game_id(c.start_game(table, seed=seed, public_id="abcdefghijkm", at=T0), 1).table
+    return started_table(bots=bots, timer=timer, seats=seats, seed=seed)
 
 
 def at(seconds: float) -> datetime:
