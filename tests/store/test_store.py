@@ -308,13 +308,14 @@ async def test_sqlite_commits_queued_moves_together_and_fails_only_the_bad_one(s
 @pytest.mark.postgres
 async def test_postgresql_writers_take_the_pool_in_turn(pg_url: str) -> None:
     """At saturation the database is served first come, first served. Forty tables commit move after move
-    through a pool of two connections, each coming back a moment after its last move (as a player's next
-    move does). No commit is overtaken by more than a few that asked after it (those that got the other
-    connection). Without the store's turns, a connection given back goes to whoever asks next before the
-    woken waiter runs, and the waiter goes to the back of the queue: commits were overtaken by 70 and more.
-    (Counted in commits, not timed.)"""
+    through a pool of one connection, each coming back a moment after its last move (as a player's next
+    move does). No commit is overtaken by one that asked after it. Without the store's turns, a connection
+    given back goes to whoever asks next before the woken waiter runs, and the waiter goes to the back of
+    the queue: commits were overtaken by 35-68. (Counted in commits, not timed: with one connection the
+    order does not depend on how fast the machine is; with two, a slow commit on one connection was
+    overtaken by however many the other served meanwhile.)"""
     await run_migrations(pg_url)
-    store = Store(pg_url, pool_size=2, max_overflow=0)
+    store = Store(pg_url, pool_size=1, max_overflow=0)
     tables, total = 40, 800
     made = dict.fromkeys(range(tables), 0)
     tickets = itertools.count()
@@ -342,6 +343,6 @@ async def test_postgresql_writers_take_the_pool_in_turn(pg_url: str) -> None:
         overtaken = [
             sum(1 for later, _ in in_order[:i] if later > asked) for i, (asked, _) in enumerate(in_order)
         ]
-        assert max(overtaken) <= 10, sorted(overtaken)[-10:]
+        assert max(overtaken) == 0, sorted(overtaken)[-10:]
     finally:
         await store.close()
