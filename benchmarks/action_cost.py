@@ -8,7 +8,8 @@ four socket-less connections, and reports the CPU time of each part per action (
 - ``render``: building and encoding the state messages of all four seats (``render.send_states``),
 - ``total``: the whole ``Room.handle`` call,
 - ``deflate``: what permessage-deflate (``WS_COMPRESSION``) would add: the messages of the move compressed
-  per socket as the server's WebSocket layer does (zlib, 12 window bits, memLevel 5, one context per socket).
+  per socket as the server's WebSocket layer does (``app.api.ws_deflate``: zlib with its window bits and
+  memLevel, one context per socket).
 
 It also prints the bytes of a state message, as JSON and deflated.
 
@@ -39,6 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.api.ws_deflate import MEM_LEVEL, SERVER_WINDOW_BITS  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.engine import game as game_module  # noqa: E402
 from app.protocol import parse_client_message  # noqa: E402
@@ -82,8 +84,10 @@ DEFLATERS: dict[Connection, Any] = {}  # one compression context per socket, as 
 
 
 def deflated(conn: Connection, text: str) -> int:
-    """Bytes of ``text`` as permessage-deflate sends it on ``conn`` (uvicorn's settings for websockets)."""
-    deflater = DEFLATERS.setdefault(conn, zlib.compressobj(wbits=-12, memLevel=5))
+    """Bytes of ``text`` as permessage-deflate sends it on ``conn`` (the server's settings)."""
+    deflater = DEFLATERS.get(conn)
+    if deflater is None:
+        deflater = DEFLATERS[conn] = zlib.compressobj(wbits=-SERVER_WINDOW_BITS, memLevel=MEM_LEVEL)
     data = text.encode()
     return len(deflater.compress(data) + deflater.flush(zlib.Z_SYNC_FLUSH)) - 4
 

@@ -31,6 +31,14 @@ def is_sqlite(url: str | URL) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
+def sqlite_file(url: str) -> str | None:
+    """The path of a SQLite database file (None: not SQLite, or an in-memory database)."""
+    parsed = make_url(normalize_url(url))
+    if not is_sqlite(parsed) or parsed.database in (None, "", ":memory:"):
+        return None
+    return str(parsed.database)
+
+
 def ensure_sqlite_dir(url: str) -> None:
     """Create the directory of a SQLite file (``./data`` by default) so a fresh checkout just runs."""
     parsed = make_url(url)
@@ -38,7 +46,7 @@ def ensure_sqlite_dir(url: str) -> None:
         Path(parsed.database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets readers and one writer work at once; FULL sync makes every acknowledged move durable.
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -56,7 +64,7 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
             kwargs.pop("pool_size", None)
             kwargs.pop("max_overflow", None)
         engine = create_async_engine(url, **kwargs)
-        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        event.listen(engine.sync_engine, "connect", sqlite_pragmas)
         return engine
     # No ping before each use (a round trip per move): the store retries once on a dead connection.
     return create_async_engine(url, **kwargs)

@@ -12,12 +12,12 @@ ends (the store's general path), and loading replays the round's logged moves on
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import asyncpg  # type: ignore[import-untyped]
 import orjson
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+from .moves import MoveRow
 
 # $1 code, $2 from version, $3 version, $4 status, $5 game id, $6 seq, $7 seat, $8 action, $9 client id,
 # $10 now. Nothing is written unless the room was at the expected version.
@@ -46,39 +46,23 @@ DISCONNECTED = (
 )
 
 
-class MoveNotApplied(Exception):
-    """The room was not at the version the move was made from (the statement wrote nothing)."""
-
-
-async def record_move(
-    engine: AsyncEngine,
-    *,
-    code: str,
-    version: int,
-    status: str,
-    game_id: int | None,
-    seq: int,
-    seat: int,
-    action: dict[str, str],
-    client_id: str | None,
-    now: datetime,
-) -> None:
+async def record_move(engine: AsyncEngine, move: MoveRow) -> None:
     """Write one move inside a round (room version, log row, game version) atomically, or raise
     MoveNotApplied (stale version; nothing written) or IntegrityError (e.g. a client id used twice; nothing
     written). A pooled connection found dead (the database restarted) is replaced and the statement run
     again on the next one: a move that did commit then fails its version check (MoveNotApplied), so nothing
     is written twice."""
     args = (
-        code,
-        version - 1,
-        version,
-        status,
-        game_id,
-        seq,
-        seat,
-        orjson.dumps(action).decode(),
-        client_id,
-        now,
+        move.code,
+        move.version - 1,
+        move.version,
+        move.status,
+        move.game_id,
+        move.seq,
+        move.seat,
+        orjson.dumps(move.action).decode(),
+        move.client_id,
+        move.now,
     )
     attempts = pool_size(engine) + 1  # after a restart every pooled connection may be dead
     for attempt in range(attempts):
@@ -95,7 +79,7 @@ async def record_move(
             except asyncpg.IntegrityConstraintViolationError as exc:
                 raise IntegrityError(MOVE_SQL, args, exc) from exc
         if written != 1:
-            raise MoveNotApplied(f"room {code} is no longer at version {version - 1}")
+            raise move.stale()
         return
 
 

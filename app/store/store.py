@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,9 +37,11 @@ from app.table import (
     Table,
 )
 
-from . import pg_moves
-from .db import is_sqlite, make_engine
+from . import pg_moves, sqlite_moves
+from .db import is_sqlite, make_engine, sqlite_file
 from .models import ActionRow, GamePlayerRow, GameRow, RoomRow, RoundScoreRow, SeatRow
+from .moves import MoveNotApplied, MoveRow
+from .sqlite_moves import Outcome, SqliteMoves
 
 # The tables themselves, for Core statements on the hot path (every move) without the ORM's unit of work.
 ROOMS: SqlTable = RoomRow.__table__  # type: ignore[assignment]
@@ -71,6 +74,9 @@ _MOVE_GAME = (
         finished_at=bindparam("finished_at"),
     )
 )
+
+
+Work = Callable[[AsyncConnection], Awaitable[None]]  # statements to run in one write transaction
 
 
 class StoreError(Exception):
@@ -110,7 +116,10 @@ class Store:
         # SQLite has one writer at a time; writers of this process queue here instead of meeting
         # "database is locked" when a transaction that began reading wants to write.
         self._sqlite_writer = asyncio.Lock() if is_sqlite(url) else None
-        self._queued: list[tuple[Callable[[AsyncConnection], Awaitable[None]], asyncio.Future[None]]] = []
+        self._queued: list[tuple[Work | MoveRow, asyncio.Future[None]]] = []
+        # On a SQLite file, moves inside a round are written on a connection of their own (sqlite_moves).
+        path = sqlite_file(url)
+        self._sqlite_moves = None if path is None else SqliteMoves(path, ACTIONS, self.engine.dialect)
         self._committer: asyncio.Task[None] | None = None
         # On PostgreSQL, writers take the pool's connections in the order they asked (see _fair_turn).
         self._write_turns = None if is_sqlite(url) else asyncio.Semaphore(pg_moves.pool_size(self.engine))
@@ -139,7 +148,7 @@ class Store:
         async with self._sqlite_writer, self.sessions.begin() as session:
             yield session
 
-    async def _transact(self, work: Callable[[AsyncConnection], Awaitable[None]]) -> None:
+    async def _transact(self, work: Work) -> None:
         """Run ``work`` in a write transaction on a bare connection (Core statements); return once it is
         committed. On SQLite, moves waiting for the one writer are committed together (``_group_commit``)."""
         if self._sqlite_writer is not None:
@@ -148,7 +157,7 @@ class Store:
         async with self._fair_turn():
             await self._transact_pg(work)
 
-    async def _transact_pg(self, work: Callable[[AsyncConnection], Awaitable[None]]) -> None:
+    async def _transact_pg(self, work: Work) -> None:
         for attempt in range(2):
             # Pooled connections are not pinged before use (a round trip per move); one found dead (the
             # database restarted) is replaced and the transaction run again, once. That is safe: a
@@ -161,11 +170,13 @@ class Store:
                 if not exc.connection_invalidated or attempt:
                     raise
 
-    async def _group_commit(self, work: Callable[[AsyncConnection], Awaitable[None]]) -> None:
+    async def _group_commit(self, work: Work | MoveRow) -> None:
         """SQLite writes one transaction at a time, and each commit waits for the disk. Writes that queue
         up while one commits go together in the next transaction: one commit (one sync to disk) for all.
-        If any of them fails, the batch is rolled back and each write is run on its own, so only the
-        failing one fails. Nothing waits on purpose: a lone write is committed at once."""
+        Moves inside a round (``MoveRow``) go in one call on a thread (``sqlite_moves``), each refused
+        alone if it is stale; the other writes go in one SQLAlchemy transaction, and if any of them fails
+        it is rolled back and each is run on its own, so only the failing one fails. Nothing waits on
+        purpose: a lone write is committed at once."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         done.add_done_callback(lambda f: f.cancelled() or f.exception())  # a waiter may be gone
         self._queued.append((work, done))
@@ -177,27 +188,61 @@ class Store:
         assert self._sqlite_writer is not None
         while self._queued:
             batch, self._queued = self._queued, []
+            moves = [(w, done) for w, done in batch if isinstance(w, MoveRow)]
+            works = [(w, done) for w, done in batch if not isinstance(w, MoveRow)]
             async with self._sqlite_writer:
+                if moves:
+                    await self._commit_moves(moves)
+                if works:
+                    await self._commit_works(works)
+
+    async def _commit_moves(self, batch: list[tuple[MoveRow, asyncio.Future[None]]]) -> None:
+        writer = self._sqlite_moves
+        assert writer is not None
+        moves = [move for move, _ in batch]
+        outcomes: list[Outcome]
+        try:
+            outcomes = await asyncio.to_thread(writer.write, moves)
+        except Exception:  # the batch as a whole failed (e.g. the disk): each on its own
+            outcomes = []
+            for move in moves:
+                try:
+                    outcomes += await asyncio.to_thread(writer.write, [move])
+                except Exception as exc:
+                    outcomes.append(exc)
+        for (_, done), outcome in zip(batch, outcomes, strict=True):
+            if outcome is None:
+                done.set_result(None)
+            elif isinstance(outcome, MoveNotApplied):
+                done.set_exception(VersionConflict(str(outcome)))
+            elif isinstance(outcome, sqlite3.IntegrityError):
+                done.set_exception(IntegrityError(sqlite_moves.INSERT_ACTION, (), outcome))
+            else:
+                done.set_exception(outcome)
+
+    async def _commit_works(self, batch: list[tuple[Work, asyncio.Future[None]]]) -> None:
+        try:
+            async with self.engine.begin() as conn:
+                for work, _ in batch:
+                    await work(conn)
+        except Exception:
+            for work, done in batch:  # one of them failed: each on its own
                 try:
                     async with self.engine.begin() as conn:
-                        for work, _ in batch:
-                            await work(conn)
-                except Exception:
-                    for work, done in batch:  # one of them failed: each on its own
-                        try:
-                            async with self.engine.begin() as conn:
-                                await work(conn)
-                        except Exception as exc:
-                            done.set_exception(exc)
-                        else:
-                            done.set_result(None)
-                    continue
-            for _, done in batch:
-                done.set_result(None)
+                        await work(conn)
+                except Exception as exc:
+                    done.set_exception(exc)
+                else:
+                    done.set_result(None)
+            return
+        for _, done in batch:
+            done.set_result(None)
 
     async def close(self) -> None:
         if self._committer is not None:
             await asyncio.gather(self._committer, return_exceptions=True)
+        if self._sqlite_moves is not None:
+            self._sqlite_moves.close()
         await self.engine.dispose()
 
     async def ping(self) -> None:
@@ -339,24 +384,20 @@ class Store:
         action = action_to_dict(move.action)
         # Seats change only with a move that ends a round (one is dealt) or the game: one with a snapshot.
         snapshot = bool(move.round_scores or move.final_totals or finished or move.seats)
-        if self._sqlite_writer is None and not snapshot:
-            try:  # most moves, on PostgreSQL: one statement on the driver
-                async with self._fair_turn():
-                    await pg_moves.record_move(
-                        self.engine,
-                        code=code,
-                        version=version,
-                        status=status,
-                        game_id=move.game_id,
-                        seq=move.state.moves,
-                        seat=move.seat,
-                        action=action,
-                        client_id=move.client_id,
-                        now=now,
-                    )
-            except pg_moves.MoveNotApplied as exc:
-                raise VersionConflict(str(exc)) from None
-            return
+        if not snapshot:  # most moves: the hot path of each database
+            row = MoveRow(
+                code, version, status, move.game_id, move.state.moves, move.seat, action, move.client_id, now
+            )
+            if self._sqlite_moves is not None:
+                await self._group_commit(row)
+                return
+            if self._sqlite_writer is None:
+                try:
+                    async with self._fair_turn():
+                        await pg_moves.record_move(self.engine, row)
+                except MoveNotApplied as exc:
+                    raise VersionConflict(str(exc)) from None
+                return
 
         async def write(conn: AsyncConnection) -> None:
             bumped = await conn.execute(

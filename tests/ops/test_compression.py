@@ -1,4 +1,5 @@
-"""``WS_COMPRESSION``: the server offers permessage-deflate to WebSocket clients only when it is on."""
+"""``WS_COMPRESSION``: the server offers permessage-deflate to WebSocket clients only when it is on, with
+the window sizes of ``app.api.ws_deflate``."""
 
 from __future__ import annotations
 
@@ -17,5 +18,8 @@ async def test_websocket_compression_follows_the_setting(sqlite_url: str, compre
             assert client.state is not None
             accepted = client.ws.response.headers.get("Sec-WebSocket-Extensions", "")
             assert ("permessage-deflate" in accepted) is compression, accepted
+            if compression:  # the client offered client_max_window_bits, as browsers do
+                assert "server_max_window_bits=12" in accepted, accepted
+                assert "client_max_window_bits=9" in accepted, accepted
         finally:
             await client.close()

@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import json
 import random
+import sqlite3
 import subprocess
 import sys
 from dataclasses import replace
@@ -17,7 +18,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import event, inspect, text
+from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
 
 from app.engine import Discard, Draw, Options
@@ -261,19 +262,33 @@ async def test_a_move_commits_after_the_database_dropped_every_connection(pg_url
         await store.close()
 
 
-async def test_sqlite_commits_queued_moves_together_and_fails_only_the_bad_one(sqlite_url: str) -> None:
-    await run_migrations(sqlite_url)
-    store = Store(sqlite_url)
-    commits = 0
+def trace_commits(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every COMMIT that SQLite itself runs, on any connection opened from now on (the engine's, through
+    aiosqlite, and the store's move connection): SQLite's trace hook, not the store's own account."""
+    commits: list[str] = []
+    connect = sqlite3.connect
 
-    def count(_conn: object) -> None:
-        nonlocal commits
-        commits += 1
+    def traced(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        connection = connect(*args, **kwargs)
+        connection.set_trace_callback(lambda sql: commits.append(sql) if sql.strip() == "COMMIT" else None)
+        return connection
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    return commits
+
+
+async def test_sqlite_commits_queued_moves_together_and_fails_only_the_bad_one(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await run_migrations(sqlite_url)
+    commits = trace_commits(monkeypatch)
+    store = Store(sqlite_url)
 
     try:
         games: list[tuple[Table, int]] = []
         for k in range(10):
             games.append(await two_seat_game(store, f"GRP{k}2345", seed=5))
+        assert len(commits) == 20  # each room and each game start: one transaction each
         firsts = [draw_change(table, f"a-{table.code}") for table, _ in games]
 
         def discard(change: Change) -> Change:
@@ -284,23 +299,45 @@ async def test_sqlite_commits_queued_moves_together_and_fails_only_the_bad_one(s
                 change.table, seat=game.turn, action=card, at=NOW, client_id=f"b-{game.turn}"
             )
 
-        event.listen(store.engine.sync_engine, "commit", count)
+        del commits[:]
         await asyncio.gather(*(store.commit(first) for first in firsts))
-        assert commits <= 2  # the first alone, the nine that queued behind it in one transaction
-        # A stale move among good ones: it alone fails; the others commit.
+        assert 1 <= len(commits) <= 2  # the first alone, the nine that queued behind it in one transaction
+        del commits[:]
+        # A stale move and a move that reuses a client id, among good ones: they alone fail (the second
+        # after its room's version was moved: that is rolled back with it); the others commit.
+        stale, reused = games[0][0].code, games[1][0].code
+        seconds = {first.table.code: discard(first) for first in firsts[2:]}
+        reuse = commands.play(
+            firsts[1].table,
+            seat=firsts[1].write.seat,  # type: ignore[union-attr]
+            action=discard(firsts[1]).write.action,  # type: ignore[union-attr]
+            at=NOW,
+            client_id=f"a-{reused}",
+        )
         results = await asyncio.gather(
-            *(store.commit(discard(first)) for first in firsts[1:]),
+            *(store.commit(second) for second in seconds.values()),
             store.commit(draw_change(games[0][0], "stale")),
+            store.commit(reuse),
             return_exceptions=True,
         )
-        assert results[:-1] == [None] * 9
-        assert isinstance(results[-1], VersionConflict)
+        assert results[:-2] == [None] * 8
+        assert isinstance(results[-2], VersionConflict)
+        assert isinstance(results[-1], IntegrityError)
+        assert len(commits) == 1  # the ten queued together: one transaction; the failing ones rolled back
         for table, game_id in games:
             loaded = await store.load_table(table.code)
             assert loaded is not None
-            first = table.code == games[0][0].code
-            assert [a.version for a in await list_actions(store, game_id)] == ([3] if first else [3, 4])
-            assert loaded.table.version == (3 if first else 4)
+            moved = table.code not in (stale, reused)
+            assert [a.version for a in await list_actions(store, game_id)] == ([3, 4] if moved else [3])
+            assert loaded.table.version == (4 if moved else 3)
+            # What the move path wrote reads back as the ORM wrote it: times, acks, the game's version.
+            assert loaded.table.last_move_at == NOW
+            second = seconds.get(table.code)
+            client_ids = {"a-" + table.code} | (set() if second is None else {second.write.client_id})
+            assert set(loaded.acks) == client_ids
+            game_version, state = await load_game_state(store, game_id)
+            assert game_version == loaded.table.version
+            assert loaded.table.game is not None and state == loaded.table.game.to_dict()
     finally:
         await store.close()
 
