@@ -27,6 +27,17 @@ ROOMS_EVICTED = Counter(
 ERRORS = Counter("threethirteen_errors", "Errors answered to clients, by wire code", ["code"], registry=None)
 
 
+_APPLIED: dict[str, Counter] = {}  # one child per kind: ``labels`` looks its argument up on every call
+
+
+def count_applied(kind: str) -> None:
+    """Count one committed game action of ``kind`` (draw, discard, go_out): on every move."""
+    child = _APPLIED.get(kind)
+    if child is None:
+        child = _APPLIED[kind] = ACTIONS_APPLIED.labels(kind=kind)
+    child.inc()
+
+
 def count_error(code: str) -> None:
     """Count one error answered to a client (REST or WebSocket)."""
     ERRORS.labels(code=code).inc()

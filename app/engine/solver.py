@@ -388,6 +388,15 @@ def can_go_out(cards: Iterable[Card | str], wild_rank: int | str, options: Optio
     return _Search(as_cards(cards), _wild_rank_value(wild_rank), options or Options()).can_go_out()
 
 
+def arrange_and_go_out(
+    cards: Iterable[Card | str], wild_rank: int | str, options: Options | None = None
+) -> tuple[Arrangement, list[Card]]:
+    """``best_arrangement`` and ``go_out_discards`` of one hand from ONE search (they share its cores and
+    its memo): what the view of a hand that must discard shows."""
+    search = _Search(as_cards(cards), _wild_rank_value(wild_rank), options or Options())
+    return search.solve(), search.go_out_cards()
+
+
 def go_out_discards(
     cards: Iterable[Card | str], wild_rank: int | str, options: Options | None = None
 ) -> list[Card]:

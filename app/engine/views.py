@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Literal
 
 from .cards import Card, rank_name
-from .game import GameState, RoundResult, can_draw_stock, go_out_cards
+from .game import GameState, RoundResult, can_draw_stock, discard_hand
 from .options import ROUNDS, Options, cards_dealt
 from .solver import Arrangement, best_arrangement
 
@@ -270,12 +270,18 @@ def _seat_fields(state: GameState, seat: int | None) -> dict[str, object]:
     if not 0 <= seat < state.players:
         raise ValueError(f"seat {seat} is not at this table")
     hand = state.hands[seat]
-    go_out = [str(c) for c in go_out_cards(state, seat)]
+    to_discard = discard_hand(state, seat)  # this seat's discard: its arrangement and go-outs, one search
+    if to_discard is None:
+        go_out: list[str] = []
+        arrangement = None if state.is_over else _arrangement(hand, state.wild_rank, state.options)
+    else:
+        go_out = [str(c) for c in to_discard[1]]
+        arrangement = ArrangementView.of(to_discard[0])
     my_turn = not state.is_over and state.turn == seat
     return {
         "seat": seat,
         "hand": [str(c) for c in hand],
-        "arrangement": None if state.is_over else _arrangement(hand, state.wild_rank, state.options),
+        "arrangement": arrangement,
         "drawn": str(state.drawn) if my_turn and state.drawn else None,
         "can_go_out": go_out,
         "legal": _legal(state, seat, go_out),
@@ -288,11 +294,13 @@ def view_for(state: GameState, seat: int | None) -> SeatView:
     return SeatView(**_shared_fields(state), **seat_fields)  # type: ignore[arg-type]
 
 
-def views_for(state: GameState, seats: Iterable[int | None]) -> dict[int | None, SeatView]:
-    """``view_for`` of several seats at once (one broadcast): the shared fields are computed once."""
-    seat_fields = {seat: _seat_fields(state, seat) for seat in seats}
-    shared = _shared_fields(state)
-    return {seat: SeatView(**shared, **fields) for seat, fields in seat_fields.items()}  # type: ignore[arg-type]
+def view_parts(
+    state: GameState, seats: Iterable[int | None]
+) -> tuple[dict[str, object], dict[int | None, dict[str, object]]]:
+    """``view_for`` of several seats at once (one broadcast), as its two parts: the fields every seat shares,
+    computed once, and each seat's own fields. In ``SeatView``'s order: the shared fields, then the seat's;
+    ``{**shared, **own}`` is that seat's view."""
+    return _shared_fields(state), {seat: _seat_fields(state, seat) for seat in seats}
 
 
 def spectator_view(state: GameState) -> SeatView:
@@ -313,5 +321,5 @@ __all__ = [
     "spectator_view",
     "table_fields",
     "view_for",
-    "views_for",
+    "view_parts",
 ]

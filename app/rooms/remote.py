@@ -72,7 +72,7 @@ class OtherProcesses:
                     self._pending = {v: n for v, n in self._pending.items() if v > room.table.version}
                 if room.table.version > before:
                     room.seat_claimants()
-                    render.send_states(room.table, list(room.presence.joined()), room.room_info(), {})
+                    render.send_states(room.table, list(room.presence.joined()), room.room_values(), {})
 
     def apply_move(self, notice: Notice) -> bool:
         """A move another process committed, one version ahead of this cache: apply it now with the engine

@@ -1,10 +1,10 @@
 """What clients see of a table: the room info, and each socket's state message (the one path by which any
 client ever sees a game: the engine's ``view_for`` its own seat).
 
-A broadcast encodes the part every socket shares (the room info) once, and per seat only that seat's view
-and events, with ``orjson`` (the views are plain dataclasses of JSON values); the pieces are joined as
-pre-encoded fragments, so the text is exactly what the protocol's pydantic models would give
-(``tests/rooms/test_render.py`` holds the two equal). ``fan_out`` is where every notice a room hears (its
+A broadcast encodes the parts every socket shares once (the room info, built as plain values, and the
+game view's shared fields) and per seat only that seat's own fields and events, with ``orjson``; the
+pieces are joined as pre-encoded fragments, so the text is exactly what the protocol's pydantic models
+would give (``tests/rooms/test_render.py`` holds the two equal). Pydantic stays off this path. ``fan_out`` is where every notice a room hears (its
 own commits' and other processes') turns into messages to its sockets.
 """
 
@@ -17,15 +17,13 @@ from typing import TYPE_CHECKING
 import orjson
 
 from app.engine import Event, GameState
-from app.engine.views import SeatView, views_for
+from app.engine.views import view_parts
 from app.protocol import (
     ChatOut,
     EventView,
     PresenceMessage,
     ReactionOut,
     RoomInfo,
-    SeatInfo,
-    SeatRequest,
     encode,
 )
 from app.table import RoomStatus, Table
@@ -54,43 +52,54 @@ def seat_key(seat: int | None) -> str:
     return "spectator" if seat is None else str(seat)
 
 
-def room_info(table: Table, presence: Presence, now: datetime, timing: Timing) -> RoomInfo:
-    """The room part of every message. Built from the table's own typed values on every broadcast, so it is
-    constructed without validation (``tests/rooms/test_render.py`` checks it against the validated model)."""
+RoomValues = dict[str, object]  # a room info as plain JSON values (and the options dataclass)
+
+
+def room_values(table: Table, presence: Presence, now: datetime, timing: Timing) -> RoomValues:
+    """The room part of every message, in ``RoomInfo``'s field order (a seat's ``request`` only when it has
+    one, as the model leaves it out). Built from the table's own typed values on every broadcast and encoded
+    with orjson, without the model (``tests/rooms/test_render.py`` holds the text equal to the validated
+    model's)."""
     connected = presence.connected_seats()
     auto = auto_seats(table, presence.away(table), now, timing)
     deadline = turn_deadline(table, timing)
     pause = pausing(table, timing.round_break, now)
-    return RoomInfo.model_construct(
-        code=table.code,
-        status=table.status.value,
-        host_seat=table.host_seat,
-        seat_count=table.seat_count,
-        seats=[
-            SeatInfo.model_construct(
-                seat=s.index,
-                name=s.name,
-                bot=s.is_bot,
-                bot_level=s.bot_level,
-                connected=s.is_bot or s.index in connected,
-                auto=s.index in auto,
-                program=s.is_program,
-                request=None
-                if s.claim is None
-                else SeatRequest.model_construct(name=s.claim.name, approved=s.claim.approved),
-            )
-            for s in table.seats
-        ],
-        options=table.options,
-        spectators=presence.spectator_count(),
-        game_id=table.game_public_id,
-        game_number=table.game_number,
-        turn_deadline=None if deadline is None else iso(deadline),
-        server_time=iso(now),
-        break_until=None if pause is None else iso(pause),
-        continued=[] if pause is None else sorted(table.pause.continued),
-        ready=ready_seats(table),
-    )
+    seats: list[dict[str, object]] = []
+    for s in table.seats:
+        seat: dict[str, object] = {
+            "seat": s.index,
+            "name": s.name,
+            "bot": s.is_bot,
+            "bot_level": s.bot_level,
+            "connected": s.is_bot or s.index in connected,
+            "auto": s.index in auto,
+            "program": s.is_program,
+        }
+        if s.claim is not None:
+            seat["request"] = {"name": s.claim.name, "approved": s.claim.approved}
+        seats.append(seat)
+    return {
+        "code": table.code,
+        "status": table.status.value,
+        "host_seat": table.host_seat,
+        "seat_count": table.seat_count,
+        "seats": seats,
+        "options": table.options,
+        "spectators": presence.spectator_count(),
+        "game_id": table.game_public_id,
+        "game_number": table.game_number,
+        "turn_deadline": None if deadline is None else iso(deadline),
+        "server_time": iso(now),
+        "break_until": None if pause is None else iso(pause),
+        "continued": [] if pause is None else sorted(table.pause.continued),
+        "ready": ready_seats(table),
+    }
+
+
+def room_info(table: Table, presence: Presence, now: datetime, timing: Timing) -> RoomInfo:
+    """The room info as the protocol's model (presence messages, the hello, REST): ``room_values``
+    validated."""
+    return RoomInfo.model_validate(room_values(table, presence, now, timing))
 
 
 AUTO_KINDS = frozenset({"draw", "discard", "go_out"})
@@ -116,23 +125,40 @@ def _event(event: Mapping[str, object]) -> dict[str, object]:
 
 
 def _state_bytes(
-    version: int, room: orjson.Fragment, view: SeatView | None, events: Iterable[Mapping[str, object]]
+    version: int,
+    room: orjson.Fragment,
+    game: orjson.Fragment | None,
+    events: Iterable[Mapping[str, object]],
 ) -> bytes:
-    """One seat's state message: the shared room fragment, that seat's view, that seat's events."""
+    """One seat's state message: the shared room fragment, that seat's game view, that seat's events."""
     return orjson.dumps(
         {
             "type": "state",
             "version": version,
             "room": room,
-            "game": view,
+            "game": game,
             "events": [_event(e) for e in events],
         }
     )
 
 
-def room_fragment(info: RoomInfo) -> orjson.Fragment:
+def game_fragments(
+    game: GameState | None, seats: Iterable[int | None]
+) -> dict[int | None, orjson.Fragment | None]:
+    """Each seat's game view, encoded: the fields every seat shares are encoded once and each seat's own
+    fields are joined to them (``view_parts``), so a broadcast encodes the round lines, the players and
+    the options once, not once per socket."""
+    seats = list(seats)
+    if game is None:
+        return dict.fromkeys(seats)
+    shared, own = view_parts(game, seats)
+    head = orjson.dumps(shared)[:-1] + b","  # '{...shared fields,' then '...own fields}'
+    return {seat: orjson.Fragment(head + orjson.dumps(fields)[1:]) for seat, fields in own.items()}
+
+
+def room_fragment(room: RoomValues) -> orjson.Fragment:
     """The room info, encoded once per broadcast and shared by every socket's message."""
-    return orjson.Fragment(info.model_dump_json())
+    return orjson.Fragment(orjson.dumps(room))
 
 
 def shown_game(table: Table) -> GameState | None:
@@ -142,26 +168,24 @@ def shown_game(table: Table) -> GameState | None:
 
 
 def state_text(
-    table: Table, seat: int | None, info: RoomInfo, events: Iterable[Mapping[str, object]] = ()
+    table: Table, seat: int | None, room: RoomValues, events: Iterable[Mapping[str, object]] = ()
 ) -> str:
     """The encoded state message for one seat (None: spectator)."""
-    game = shown_game(table)
-    view = None if game is None else views_for(game, [seat])[seat]
-    return _state_bytes(table.version, room_fragment(info), view, events).decode()
+    game = game_fragments(shown_game(table), [seat])[seat]
+    return _state_bytes(table.version, room_fragment(room), game, events).decode()
 
 
 def send_states(
-    table: Table, connections: Iterable[Connection], info: RoomInfo, events: EventsBySeat
+    table: Table, connections: Iterable[Connection], room_values: RoomValues, events: EventsBySeat
 ) -> None:
-    """Every socket gets its seat's state: the room encoded once, the views' shared part computed once,
-    each seat's message encoded once."""
+    """Every socket gets its seat's state: the room and the views' shared part encoded once, each seat's
+    message encoded once."""
     connections = list(connections)
     seats = list(dict.fromkeys(conn.seat for conn in connections))
-    game = shown_game(table)
-    views = views_for(game, seats) if game is not None else dict.fromkeys(seats)
-    room = room_fragment(info)
+    games = game_fragments(shown_game(table), seats)
+    room = room_fragment(room_values)
     rendered = {
-        seat: _state_bytes(table.version, room, views[seat], events.get(seat_key(seat), ())).decode()
+        seat: _state_bytes(table.version, room, games[seat], events.get(seat_key(seat), ())).decode()
         for seat in seats
     }
     for conn in connections:
@@ -201,4 +225,4 @@ def fan_out(room: Room, notice: Notice) -> None:
         room.seat_claimants()
         same = notice.version == room.table.version  # a newer table shows without older events
         events = notice.payload.get("events", {}) if same else {}
-        send_states(room.table, joined, room.room_info(), events)
+        send_states(room.table, joined, room.room_values(), events)

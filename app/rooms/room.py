@@ -17,7 +17,7 @@ from typing import Any
 
 from app.config import Settings
 from app.engine import action_to_dict
-from app.metrics import ACTION_LATENCY, ACTIONS_APPLIED
+from app.metrics import ACTION_LATENCY, count_applied
 from app.protocol import (
     Ack,
     ActionMessage,
@@ -94,8 +94,12 @@ class Room:
     def room_info(self) -> RoomInfo:
         return render.room_info(self.table, self.presence, self.clock.now(), self.timing)
 
+    def room_values(self) -> render.RoomValues:
+        """The room info as plain values, for state messages (encoded without the model)."""
+        return render.room_values(self.table, self.presence, self.clock.now(), self.timing)
+
     def state_for(self, seat: int | None) -> str:
-        return render.state_text(self.table, seat, self.room_info())
+        return render.state_text(self.table, seat, self.room_values())
 
     def has_sockets(self) -> bool:
         return any(True for _ in self.presence.joined())
@@ -123,7 +127,7 @@ class Room:
         if isinstance(write, StartGame):
             self.acks = {}
         elif isinstance(write, RecordMove):
-            ACTIONS_APPLIED.labels(kind=action_to_dict(write.action)["type"]).inc()
+            count_applied(action_to_dict(write.action)["type"])
             if write.client_id is not None:
                 self.acks[write.client_id] = AckRecord(write.seat, self.table.version)
         for index in change.seats_taken if isinstance(write, ReplaceSeat | RecordMove) else ():
@@ -152,7 +156,7 @@ class Room:
         await self.reload()
         if self.table.version > before:
             self.seat_claimants()
-            render.send_states(self.table, list(self.presence.joined()), self.room_info(), {})
+            render.send_states(self.table, list(self.presence.joined()), self.room_values(), {})
 
     async def catch_up(self) -> None:
         """Another writer moved the table on: reload, and send this process's sockets the table as it now
@@ -160,7 +164,7 @@ class Room:
         async with self.lock:
             await self.reload()
         self.seat_claimants()
-        render.send_states(self.table, list(self.presence.joined()), self.room_info(), {})
+        render.send_states(self.table, list(self.presence.joined()), self.room_values(), {})
 
     def seat_claimants(self) -> None:
         """Spectators whose token a seat has just passed to (a request approved) now play it: each socket

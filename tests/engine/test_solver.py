@@ -20,6 +20,7 @@ from app.engine.cards import JOKER, RANK_NAMES, SUITS, Card, make_shoe  # noqa: 
 from app.engine.errors import CardParseError, OptionsError  # noqa: E402
 from app.engine.options import Options  # noqa: E402
 from app.engine.solver import (  # noqa: E402
+    arrange_and_go_out,
     best_arrangement,
     go_out_discards,
     min_penalty,
@@ -333,6 +334,18 @@ def test_go_out_discards_match_brute_force(chunk: int) -> None:
         assert set(got) == expected, where
         can_go_out += bool(expected)
     assert can_go_out >= GO_OUT_CHUNK_SIZE // 3  # the constructed hands really exercise going out
+
+
+def test_one_search_gives_the_arrangement_and_the_go_outs_of_separate_searches() -> None:
+    """``arrange_and_go_out`` shares one search between the two answers; each is the separate search's."""
+    going_out = 0
+    for seed in range(600):
+        hand, wild, options = going_out_hand(seed)
+        arrangement, cards = arrange_and_go_out(hand, wild, options)
+        assert arrangement == best_arrangement(hand, wild, options), seed
+        assert cards == go_out_discards(hand, wild, options), seed
+        going_out += bool(cards)
+    assert going_out >= 200  # the hands exercise both answers
 
 
 @pytest.mark.parametrize("chunk", range(2))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import orjson
+
 from app.engine import Options, apply, new_game, view_for
 from app.engine.bots import choose_action
 from app.protocol import EventView, RoomInfo, SeatInfo, StateMessage, encode
 from app.rooms import render
-from app.table import RoomStatus, Seat, Table
+from app.table import Claim, RoomStatus, Seat, Table
 
 WHEN = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -23,6 +25,10 @@ def pydantic_text(table: Table, seat: int | None, info: RoomInfo, events: list[d
         events=[EventView.model_construct(**e) for e in events],  # type: ignore[arg-type]
     )
     return encode(message)
+
+
+def as_values(info: RoomInfo) -> render.RoomValues:
+    return info.model_dump(mode="json")
 
 
 def info_for(table: Table) -> RoomInfo:
@@ -70,7 +76,7 @@ def test_every_seat_gets_the_same_text_as_the_pydantic_encoder() -> None:
         faces = render.events_by_seat(table, events)
         for seat in (None, 0, 1, 2):
             seat_events = list(faces.get(render.seat_key(seat), ()))
-            assert render.state_text(table, seat, info, seat_events) == pydantic_text(
+            assert render.state_text(table, seat, as_values(info), seat_events) == pydantic_text(
                 table, seat, info, seat_events
             )
             checked += 1
@@ -92,29 +98,35 @@ def test_a_lobby_state_has_no_game() -> None:
         last_move_at=WHEN,
     )
     info = info_for(table)
-    assert render.state_text(table, 0, info) == pydantic_text(table, 0, info, [])
+    assert render.state_text(table, 0, as_values(info)) == pydantic_text(table, 0, info, [])
 
 
-def test_room_info_is_what_the_validated_model_gives() -> None:
-    """``room_info`` skips validation on the hot path; it makes the same model validation would."""
+def test_room_values_are_what_the_validated_model_gives() -> None:
+    """``room_values`` skips the model on the hot path; its JSON is the validated model's, for seats with
+    and without a request, a turn timer and a bot."""
     from app.rooms.presence import Presence
     from app.table.schedule import Timing
 
+    asked = Seat(1, "Bot", True, "easy", claim=Claim("Zoë", "b" * 64, approved=False))
     table = Table(
         code="ABCDEFGH",
         status=RoomStatus.PLAYING,
         version=3,
         host_seat=0,
-        seat_count=2,
+        seat_count=3,
         options=Options(turn_timer=30),
-        seats=(Seat(0, "Ana"), Seat(1, "Bot", True, "easy")),
+        seats=(Seat(0, "Ana"), asked, Seat(2, "عمر", True, "hard")),
         turn_started=WHEN,
         last_move_at=WHEN,
-        game=new_game(2, Options(turn_timer=30), seed=1),
+        game=new_game(3, Options(turn_timer=30), seed=1),
         game_id=4,
         game_number=1,
     )
-    info = render.room_info(table, Presence(WHEN), WHEN, Timing.of(grace_seconds=30, bot_delay_ms=0))
-    validated = RoomInfo.model_validate(info.model_dump())
-    assert info == validated
-    assert info.model_dump_json() == validated.model_dump_json()
+    timing = Timing.of(grace_seconds=30, bot_delay_ms=0)
+    values = render.room_values(table, Presence(WHEN), WHEN, timing)
+    validated = RoomInfo.model_validate(values)
+    assert orjson.dumps(values).decode() == validated.model_dump_json()
+    assert render.room_info(table, Presence(WHEN), WHEN, timing) == validated
+    seats = validated.model_dump(mode="json")["seats"]
+    assert "request" not in seats[0] and seats[1]["request"] == {"name": "Zoë", "approved": False}
+    assert validated.turn_deadline is not None
