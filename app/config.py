@@ -48,8 +48,9 @@ class Settings(BaseSettings):
     round_break_seconds: int = Field(default=20, ge=0, le=300)
 
     max_frame_bytes: int = Field(default=8192, ge=256)
-    # permessage-deflate on WebSockets: each socket's messages are compressed, for about 45 KB of zlib
-    # state per socket and CPU per message sent. Off: states travel as plain JSON (a few KB each).
+    # permessage-deflate on WebSockets: each socket's messages are compressed, for about 32 KiB of zlib
+    # state per socket (app.api.ws_deflate) and CPU per message sent. Off: states travel as plain JSON
+    # (a few KB each).
     ws_compression: bool = True
     max_messages_per_second: float = Field(default=20.0, gt=0)
     max_name_length: int = Field(default=32, ge=1, le=64)

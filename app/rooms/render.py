@@ -1,11 +1,12 @@
 """What clients see of a table: the room info, and each socket's state message (the one path by which any
-client ever sees a game: the engine's ``view_for`` its own seat).
+client ever sees a game: the engine's view of its own seat, ``view_parts``).
 
 A broadcast encodes the parts every socket shares once (the room info, built as plain values, and the
 game view's shared fields) and per seat only that seat's own fields and events, with ``orjson``; the
 pieces are joined as pre-encoded fragments, so the text is exactly what the protocol's pydantic models
-would give (``tests/rooms/test_render.py`` holds the two equal). Pydantic stays off this path. ``fan_out`` is where every notice a room hears (its
-own commits' and other processes') turns into messages to its sockets.
+would give (``tests/rooms/test_render.py`` holds the two equal). Pydantic stays off this path.
+``fan_out`` is where every notice a room hears (its own commits' and other processes') turns into
+messages to its sockets.
 """
 
 from __future__ import annotations

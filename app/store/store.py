@@ -116,6 +116,10 @@ class Store:
         # SQLite has one writer at a time; writers of this process queue here instead of meeting
         # "database is locked" when a transaction that began reading wants to write.
         self._sqlite_writer = asyncio.Lock() if is_sqlite(url) else None
+        # The other writes (a game's start, a seat, the lobby) take turns here first, so at most one of them
+        # waits for the writer at a time: the group commit's moves go between any two of them (the writer
+        # lock serves its waiters in order), not behind every one queued (250 games starting at once).
+        self._other_writers = asyncio.Lock()
         self._queued: list[tuple[Work | MoveRow, asyncio.Future[None]]] = []
         # On a SQLite file, moves inside a round are written on a connection of their own (sqlite_moves).
         path = sqlite_file(url)
@@ -145,7 +149,7 @@ class Store:
             async with self.sessions.begin() as session:
                 yield session
             return
-        async with self._sqlite_writer, self.sessions.begin() as session:
+        async with self._other_writers, self._sqlite_writer, self.sessions.begin() as session:
             yield session
 
     async def _transact(self, work: Work) -> None:

@@ -342,6 +342,34 @@ async def test_sqlite_commits_queued_moves_together_and_fails_only_the_bad_one(
         await store.close()
 
 
+async def test_sqlite_moves_do_not_wait_behind_every_queued_write(sqlite_url: str) -> None:
+    """Twenty games start at once on SQLite (each its own transaction), and a move of a game already playing
+    asks after them: it commits after the first start, not after all twenty (the group commit goes between
+    any two other writes). Ordered by completion, not timed."""
+    await run_migrations(sqlite_url)
+    store = Store(sqlite_url)
+    done: list[str] = []
+    try:
+        table, _ = await two_seat_game(store, "PLAY2345", seed=1)
+        lobbies = [lobby(f"WAIT{k:02d}AB", bots=["normal"]) for k in range(20)]
+        for waiting in lobbies:
+            await store.create_room(waiting, now=NOW)
+
+        async def commit(name: str, change: Change) -> None:
+            await store.commit(change)
+            done.append(name)
+
+        starts = [
+            commit(t.code, commands.start_game(t, seed=3, public_id=f"{t.code.lower()}0003", at=NOW))
+            for t in lobbies
+        ]
+        await asyncio.gather(*starts, commit("move", draw_change(table, "quick")))
+        assert sorted(done) == sorted([t.code for t in lobbies] + ["move"])
+        assert done.index("move") <= 2, done  # without the turns: last, behind all twenty
+    finally:
+        await store.close()
+
+
 @pytest.mark.postgres
 async def test_postgresql_writers_take_the_pool_in_turn(pg_url: str) -> None:
     """At saturation the database is served first come, first served. Forty tables commit move after move
