@@ -541,6 +541,7 @@ def main() -> None:
         stats = asyncio.run(
             run_tables(args.tables, base, args.think, [server], args.crash_after, args.duration)
         )
+        own = server_latency(httpx.get(f"{base}/metrics", timeout=10).text)
         games, missing, bad = asyncio.run(verify(database_url, stats, base))
     finally:
         server.stop()
@@ -557,7 +558,10 @@ def main() -> None:
         " ".join(f"{percentile(windows[w], 0.99):.0f}" for w in sorted(windows)),
         "ms",
     )
+    print(own)
     print(fairness(stats))
+    for line in cpu_lines(stats):
+        print(line)
     print(
         f"server peak RSS {stats.peak_rss:.0f} MB; errors {len(stats.errors)}; reconnects {stats.reconnects}"
     )
@@ -588,18 +592,8 @@ def run_processes(args: argparse.Namespace) -> None:
         print("  " + spread("action->ack      ", stats.ack_ms))
         print("  " + spread("action->broadcast", stats.broadcast_ms))
         print("  " + fairness(stats))
-        print(
-            f"  CPU: load generator {100 * stats.generator_cpu / stats.elapsed:.0f}% of a core, "
-            f"app processes {100 * stats.server_cpu / stats.elapsed:.0f}%, "
-            + ", ".join(f"{k} {100 * v / stats.elapsed:.0f}%" for k, v in stats.other_cpu.items())
-            + f", postgres {100 * stats.postgres_cpu / stats.elapsed:.0f}%; peak RSS {stats.peak_rss:.0f} MB"
-        )
-        per_move, cores = stats.machine_cpu / max(1, len(stats.ack_ms)), os.cpu_count() or 1
-        print(
-            f"  whole machine: {100 * stats.machine_cpu / stats.elapsed:.0f}% of {cores} cores busy, "
-            f"{1000 * per_move:.2f} ms of CPU per committed move: at most "
-            f"{cores / max(per_move, 1e-9):.0f} moves/s if every core were busy"
-        )
+        for line in cpu_lines(stats):
+            print("  " + line)
         if stats.killed_at is not None:
             print("  " + spread("failover (SIGKILL -> first state)", stats.failover_ms))
         games, missing, bad = checks
@@ -722,6 +716,53 @@ async def drop_database(base_url: str, url: str) -> None:
         await admin.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
     finally:
         await admin.close()
+
+
+def cpu_lines(stats: Stats) -> list[str]:
+    """Who used the machine during the window: the generator, the app, the other parts, the whole machine,
+    and so how many moves per second the cores could give at most at this CPU cost per move."""
+    parts = ", ".join(f"{k} {100 * v / stats.elapsed:.0f}%" for k, v in stats.other_cpu.items())
+    per_move, cores = stats.machine_cpu / max(1, len(stats.ack_ms)), os.cpu_count() or 1
+    app_per_move = stats.server_cpu / max(1, len(stats.ack_ms))
+    return [
+        f"CPU: load generator {100 * stats.generator_cpu / stats.elapsed:.0f}% of a core, "
+        f"app processes {100 * stats.server_cpu / stats.elapsed:.0f}% "
+        f"({1000 * app_per_move:.2f} ms per move), "
+        + (parts + ", " if parts else "")
+        + f"postgres {100 * stats.postgres_cpu / stats.elapsed:.0f}%; peak RSS {stats.peak_rss:.0f} MB",
+        f"whole machine: {100 * stats.machine_cpu / stats.elapsed:.0f}% of {cores} cores busy, "
+        f"{1000 * per_move:.2f} ms of CPU per committed move: at most "
+        f"{cores / max(per_move, 1e-9):.0f} moves/s if every core were busy",
+    ]
+
+
+def server_latency(metrics_text: str) -> str:
+    """The server's own account of its moves (``threethirteen_action_latency_seconds``: from the action
+    reaching its room to its ack, so lock wait, engine and commit), p50 and p99 read from the histogram's
+    buckets (linear within a bucket): what of the client's latency the server itself spends before the ack."""
+    buckets: list[tuple[float, float]] = []
+    for line in metrics_text.splitlines():
+        if line.startswith("threethirteen_action_latency_seconds_bucket{"):
+            bound = line.split('le="', 1)[1].split('"', 1)[0]
+            buckets.append((float("inf") if bound == "+Inf" else float(bound), float(line.rsplit(" ", 1)[1])))
+    total = buckets[-1][1] if buckets else 0.0
+    if not total:
+        return "server's own latency (room -> ack): no moves counted"
+
+    def quantile(q: float) -> float:
+        low, below = 0.0, 0.0
+        for bound, count in buckets:
+            if count >= q * total:
+                if bound == float("inf"):
+                    return low * 1000
+                return 1000 * (low + (bound - low) * (q * total - below) / max(count - below, 1e-9))
+            low, below = bound, count
+        return low * 1000
+
+    return (
+        f"server's own latency (room -> ack, from its /metrics histogram): p50 {quantile(0.5):.2f} ms, "
+        f"p99 {quantile(0.99):.2f} ms"
+    )
 
 
 def fairness(stats: Stats) -> str:

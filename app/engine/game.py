@@ -16,7 +16,7 @@ from typing import Any, Literal
 from .cards import Card, as_card, hand_order, make_shoe, rank_name
 from .errors import CannotGoOut, CardNotInHand, GameOver, IllegalAction, NotYourTurn, WrongPhase
 from .options import ROUNDS, Options, cards_dealt, check_players, wild_rank
-from .solver import Arrangement, Meld, arrange_and_go_out, best_arrangement
+from .solver import Arrangement, Meld, arrange_and_go_out, best_arrangement, go_out_discards
 
 Phase = Literal["draw", "discard", "game_over"]
 DRAW_SOURCES = ("stock", "discard")
@@ -299,25 +299,31 @@ def new_game(players: int, options: Options | None = None, seed: int = 0) -> Gam
 
 
 @lru_cache(maxsize=4096)
+def _go_out_cards(hand: tuple[Card, ...], wild: int, options: Options) -> tuple[Card, ...]:
+    return tuple(go_out_discards(hand, wild, options))
+
+
+def go_out_cards(state: GameState, seat: int) -> list[Card]:
+    """The cards ``seat`` may discard to go out now (empty unless it is that seat's discard)."""
+    if state.phase != "discard" or state.turn != seat:
+        return []
+    return list(_go_out_cards(_sorted_hand(state.hands[seat]), state.wild_rank, state.options))
+
+
+@lru_cache(maxsize=1024)
 def _to_discard(hand: tuple[Card, ...], wild: int, options: Options) -> tuple[Arrangement, tuple[Card, ...]]:
-    """A hand that must discard: its arrangement and its go-out cards, from one search (its view shows both,
-    and the engine checks a go-out against the same answer)."""
     arrangement, cards = arrange_and_go_out(hand, wild, options)
     return arrangement, tuple(cards)
 
 
 def discard_hand(state: GameState, seat: int) -> tuple[Arrangement, list[Card]] | None:
-    """(best arrangement, go-out cards) of ``seat``'s hand when it is that seat's discard; else None."""
+    """(best arrangement, go-out cards) of ``seat``'s hand when it is that seat's discard, else None: what
+    that seat's view shows, from one search for both (``go_out_cards`` alone stops early when the hand
+    cannot go out, so the engine and the bots, which need only that, keep their own search)."""
     if state.phase != "discard" or state.turn != seat:
         return None
     arrangement, cards = _to_discard(_sorted_hand(state.hands[seat]), state.wild_rank, state.options)
     return arrangement, list(cards)
-
-
-def go_out_cards(state: GameState, seat: int) -> list[Card]:
-    """The cards ``seat`` may discard to go out now (empty unless it is that seat's discard)."""
-    facts = discard_hand(state, seat)
-    return [] if facts is None else facts[1]
 
 
 def can_draw_stock(state: GameState) -> bool:

@@ -147,7 +147,9 @@ async def test_asking_for_a_bots_seat_over_rest_makes_a_request_and_takes_nothin
 async def test_the_spectator_state_over_rest_is_the_sockets_and_hides_every_hand(
     http: httpx.AsyncClient,
 ) -> None:
-    created = (await http.post("/api/rooms", json={"name": "Sara", "seats": 2, "bots": 1})).json()
+    # Two people (no bot, which could move before the state is read): nobody moves after the start.
+    created = (await http.post("/api/rooms", json={"name": "Sara", "seats": 2})).json()
+    await http.post(f"/api/rooms/{created['code']}/join", json={"name": "Omid"})
     lobby = (await http.get(f"/api/rooms/{created['code']}/state")).json()
     assert lobby["type"] == "state" and lobby["game"] is None and lobby["room"]["status"] == "lobby"
     async with websockets.connect(
