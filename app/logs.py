@@ -105,7 +105,8 @@ class RequestContextMiddleware:
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            # A WebSocket has no response headers to add to: its messages go straight through.
+            await self.app(scope, receive, send if scope["type"] == "websocket" else send_with_id)
         finally:
             request_id.reset(rid_token)
             room_code.reset(room_token)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,6 +20,7 @@ from app.api.security_headers import SecurityHeadersMiddleware
 from app.config import Settings, get_settings
 from app.logs import RequestContextMiddleware
 from app.rooms import Clock, RoomManager
+from app.runtime import watch_event_loop
 from app.store import Store, run_migrations
 
 log = logging.getLogger(__name__)
@@ -37,9 +39,11 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         manager.start_sweeping()
         app.state.store, app.state.manager = store, manager
         manager.start()  # with REDIS_URL: joins the other processes
+        watch = asyncio.create_task(watch_event_loop(), name="event-loop-watch")
         try:
             yield
         finally:
+            watch.cancel()
             await manager.close()
             await store.close()
 

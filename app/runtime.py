@@ -1,4 +1,5 @@
-"""Tuning of the Python runtime for a long-running server: the cycle collector.
+"""Tuning of the Python runtime for a long-running server: the cycle collector; and a watch on the event
+loop (how late it runs a timer: a callback that holds the loop delays every table of the process).
 
 A server holding a thousand sockets keeps a few hundred thousand long-lived objects (each socket's chain of
 ASGI coroutines, queues, the tables' states). With CPython's default thresholds, a full collection walks all
@@ -16,7 +17,10 @@ behind (see the solver), so this changes only when cycles are looked for, not wh
 
 from __future__ import annotations
 
+import asyncio
 import gc
+
+from app.metrics import LOOP_LAG
 
 GC_THRESHOLDS = (50_000, 20, 100)  # CPython's defaults are (700, 10, 10)
 
@@ -26,3 +30,16 @@ def tune_gc(thresholds: tuple[int, int, int] = GC_THRESHOLDS) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*thresholds)
+
+
+LOOP_WATCH_SECONDS = 0.1
+
+
+async def watch_event_loop(every: float = LOOP_WATCH_SECONDS) -> None:
+    """Until cancelled: sleep ``every`` seconds and record how much later than that the loop woke us
+    (``threethirteen_event_loop_lag_seconds``)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        asked = loop.time()
+        await asyncio.sleep(every)
+        LOOP_LAG.observe(max(0.0, loop.time() - asked - every))

@@ -106,6 +106,7 @@ class Stats:
     elapsed: float = 0.0
     peak_rss: float = 0.0
     stopped_early: bool = False
+    server_notes: list[str] = field(default_factory=list)  # each app process's own figures (server_latency)
 
 
 class Server:
@@ -382,6 +383,7 @@ async def run_tables(
     server_cpu_before = {s.proc.pid: cpu_seconds(s.proc.pid) for s in servers if s.proc}
     others_before = {name: cpu_seconds(pid) for name, pid in (others or {}).items()}
     postgres_before, machine_before = postgres_cpu(), machine_cpu()
+    metrics_before = {s.port: scrape(s.port) for s in servers}
     start = time.perf_counter()
     playing = asyncio.gather(*(t.play() for t in tables))
     try:
@@ -395,6 +397,9 @@ async def run_tables(
     )
     stats.other_cpu = {name: cpu_seconds(pid) - others_before[name] for name, pid in (others or {}).items()}
     stats.postgres_cpu, stats.machine_cpu = postgres_cpu() - postgres_before, machine_cpu() - machine_before
+    for server in servers:  # each process's own figures, over the window only
+        if server.proc is not None and server.proc.poll() is None and metrics_before.get(server.port):
+            stats.server_notes.append(server_latency(scrape(server.port), metrics_before[server.port]))
     gc.enable()
     sampler.cancel()
     for task in (crash, killer):
@@ -541,7 +546,6 @@ def main() -> None:
         stats = asyncio.run(
             run_tables(args.tables, base, args.think, [server], args.crash_after, args.duration)
         )
-        own = server_latency(httpx.get(f"{base}/metrics", timeout=10).text)
         games, missing, bad = asyncio.run(verify(database_url, stats, base))
     finally:
         server.stop()
@@ -558,9 +562,8 @@ def main() -> None:
         " ".join(f"{percentile(windows[w], 0.99):.0f}" for w in sorted(windows)),
         "ms",
     )
-    print(own)
     print(fairness(stats))
-    for line in cpu_lines(stats):
+    for line in cpu_lines(stats) + stats.server_notes:
         print(line)
     print(
         f"server peak RSS {stats.peak_rss:.0f} MB; errors {len(stats.errors)}; reconnects {stats.reconnects}"
@@ -592,7 +595,7 @@ def run_processes(args: argparse.Namespace) -> None:
         print("  " + spread("action->ack      ", stats.ack_ms))
         print("  " + spread("action->broadcast", stats.broadcast_ms))
         print("  " + fairness(stats))
-        for line in cpu_lines(stats):
+        for line in cpu_lines(stats) + stats.server_notes:
             print("  " + line)
         if stats.killed_at is not None:
             print("  " + spread("failover (SIGKILL -> first state)", stats.failover_ms))
@@ -730,38 +733,61 @@ def cpu_lines(stats: Stats) -> list[str]:
         f"({1000 * app_per_move:.2f} ms per move), "
         + (parts + ", " if parts else "")
         + f"postgres {100 * stats.postgres_cpu / stats.elapsed:.0f}%; peak RSS {stats.peak_rss:.0f} MB",
-        f"whole machine: {100 * stats.machine_cpu / stats.elapsed:.0f}% of {cores} cores busy, "
+        f"whole machine: {100 * stats.machine_cpu / stats.elapsed / cores:.0f}% of its {cores} cores busy, "
         f"{1000 * per_move:.2f} ms of CPU per committed move: at most "
         f"{cores / max(per_move, 1e-9):.0f} moves/s if every core were busy",
     ]
 
 
-def server_latency(metrics_text: str) -> str:
-    """The server's own account of its moves (``threethirteen_action_latency_seconds``: from the action
-    reaching its room to its ack, so lock wait, engine and commit), p50 and p99 read from the histogram's
-    buckets (linear within a bucket): what of the client's latency the server itself spends before the ack."""
-    buckets: list[tuple[float, float]] = []
+def scrape(port: int) -> str:
+    """A server process's /metrics text ('' if it does not answer)."""
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    except httpx.HTTPError:
+        return ""
+
+
+def histogram_buckets(metrics_text: str, name: str) -> list[tuple[float, float]]:
+    """(upper bound, cumulative count) of each bucket of a Prometheus histogram."""
+    buckets = []
     for line in metrics_text.splitlines():
-        if line.startswith("threethirteen_action_latency_seconds_bucket{"):
+        if line.startswith(name + "_bucket{"):
             bound = line.split('le="', 1)[1].split('"', 1)[0]
             buckets.append((float("inf") if bound == "+Inf" else float(bound), float(line.rsplit(" ", 1)[1])))
+    return buckets
+
+
+def histogram_quantile(after: str, before: str, name: str, q: float) -> float | None:
+    """The ``q`` quantile in ms of what a histogram counted between two scrapes (linear within a bucket;
+    the last finite bound if it falls in +Inf); None when it counted nothing meanwhile."""
+    earlier = dict(histogram_buckets(before, name))
+    buckets = [(bound, count - earlier.get(bound, 0.0)) for bound, count in histogram_buckets(after, name)]
     total = buckets[-1][1] if buckets else 0.0
     if not total:
-        return "server's own latency (room -> ack): no moves counted"
+        return None
+    low, below = 0.0, 0.0
+    for bound, count in buckets:
+        if count >= q * total:
+            if bound == float("inf"):
+                return low * 1000
+            return 1000 * (low + (bound - low) * (q * total - below) / max(count - below, 1e-9))
+        low, below = bound, count
+    return low * 1000
 
-    def quantile(q: float) -> float:
-        low, below = 0.0, 0.0
-        for bound, count in buckets:
-            if count >= q * total:
-                if bound == float("inf"):
-                    return low * 1000
-                return 1000 * (low + (bound - low) * (q * total - below) / max(count - below, 1e-9))
-            low, below = bound, count
-        return low * 1000
 
+def server_latency(after: str, before: str) -> str:
+    """A process's own account over the window (its /metrics histograms): its moves from reaching their
+    room to the ack (lock wait, engine, commit), and how late its event loop ran a 100 ms timer (a callback
+    holding the loop up delays every table of the process)."""
+
+    def ms(name: str, q: float) -> str:
+        value = histogram_quantile(after, before, name, q)
+        return "-" if value is None else f"{value:.2f}"
+
+    action, lag = "threethirteen_action_latency_seconds", "threethirteen_event_loop_lag_seconds"
     return (
-        f"server's own latency (room -> ack, from its /metrics histogram): p50 {quantile(0.5):.2f} ms, "
-        f"p99 {quantile(0.99):.2f} ms"
+        f"server's own: room -> ack p50 {ms(action, 0.5)} ms, p99 {ms(action, 0.99)} ms; "
+        f"event-loop lag p50 {ms(lag, 0.5)} ms, p99 {ms(lag, 0.99)} ms, p99.9 {ms(lag, 0.999)} ms"
     )
 
 
