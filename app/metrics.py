@@ -48,6 +48,13 @@ LOOP_LAG = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
     registry=None,
 )
+GC_PAUSES = Histogram(
+    "threethirteen_gc_pause_seconds",
+    "How long each run of the cycle collector held the process, by generation",
+    ["generation"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+    registry=None,
+)
 ERRORS = Counter("threethirteen_errors", "Errors answered to clients, by wire code", ["code"], registry=None)
 
 
@@ -84,7 +91,8 @@ class LiveCollector(Collector):
 
 def app_registry(live: Callable[[], tuple[int, int]]) -> CollectorRegistry:
     registry = CollectorRegistry(auto_describe=True)
-    for collector in (ACTIONS_APPLIED, ACTION_LATENCY, LOOP_LAG, ERRORS, ROOMS_EVICTED, LiveCollector(live)):
+    collectors = (ACTIONS_APPLIED, ACTION_LATENCY, LOOP_LAG, GC_PAUSES, ERRORS, ROOMS_EVICTED)
+    for collector in (*collectors, LiveCollector(live)):
         registry.register(collector)
     return registry
 

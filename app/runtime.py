@@ -19,17 +19,33 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
+from typing import Any
 
-from app.metrics import LOOP_LAG
+from app.metrics import GC_PAUSES, LOOP_LAG
 
 GC_THRESHOLDS = (50_000, 20, 100)  # CPython's defaults are (700, 10, 10)
 
 
 def tune_gc(thresholds: tuple[int, int, int] = GC_THRESHOLDS) -> None:
-    """Collect what start-up left behind, freeze the survivors, and raise the collection thresholds."""
+    """Collect what start-up left behind, freeze the survivors, raise the collection thresholds, and time
+    every collection from now on (``threethirteen_gc_pause_seconds``)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*thresholds)
+    if _time_collection not in gc.callbacks:
+        gc.callbacks.append(_time_collection)
+
+
+_started = [0.0]
+_by_generation = [GC_PAUSES.labels(generation=str(g)) for g in range(3)]
+
+
+def _time_collection(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _started[0] = time.perf_counter()
+    else:
+        _by_generation[int(info["generation"])].observe(time.perf_counter() - _started[0])
 
 
 LOOP_WATCH_SECONDS = 0.1

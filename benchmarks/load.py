@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -386,10 +387,7 @@ async def run_tables(
     metrics_before = {s.port: scrape(s.port) for s in servers}
     start = time.perf_counter()
     playing = asyncio.gather(*(t.play() for t in tables))
-    try:
-        await asyncio.wait_for(playing, duration)
-    except TimeoutError:
-        stats.stopped_early = True  # a steady-state window: games stop mid-way, the checks still apply
+    finished, _ = await asyncio.wait({playing}, timeout=duration)
     elapsed = time.perf_counter() - start
     stats.generator_cpu = own_cpu() - cpu_before
     stats.server_cpu = sum(
@@ -397,9 +395,16 @@ async def run_tables(
     )
     stats.other_cpu = {name: cpu_seconds(pid) - others_before[name] for name, pid in (others or {}).items()}
     stats.postgres_cpu, stats.machine_cpu = postgres_cpu() - postgres_before, machine_cpu() - machine_before
-    for server in servers:  # each process's own figures, over the window only
+    for server in servers:  # each process's own figures, over the window only (its sockets still open)
         if server.proc is not None and server.proc.poll() is None and metrics_before.get(server.port):
             stats.server_notes.append(server_latency(scrape(server.port), metrics_before[server.port]))
+    if finished:
+        playing.result()  # a player's error is the run's
+    else:  # a steady-state window: games stop mid-way, the checks still apply
+        stats.stopped_early = True
+        playing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await playing
     gc.enable()
     sampler.cancel()
     for task in (crash, killer):
@@ -747,21 +752,24 @@ def scrape(port: int) -> str:
         return ""
 
 
-def histogram_buckets(metrics_text: str, name: str) -> list[tuple[float, float]]:
-    """(upper bound, cumulative count) of each bucket of a Prometheus histogram."""
+def histogram_buckets(metrics_text: str, name: str, label: str = "") -> list[tuple[float, float]]:
+    """(upper bound, cumulative count) of each bucket of a Prometheus histogram (of the series whose labels
+    include ``label``, e.g. 'generation="2"')."""
     buckets = []
     for line in metrics_text.splitlines():
-        if line.startswith(name + "_bucket{"):
+        if line.startswith(name + "_bucket{") and label in line:
             bound = line.split('le="', 1)[1].split('"', 1)[0]
             buckets.append((float("inf") if bound == "+Inf" else float(bound), float(line.rsplit(" ", 1)[1])))
     return buckets
 
 
-def histogram_quantile(after: str, before: str, name: str, q: float) -> float | None:
+def histogram_quantile(after: str, before: str, name: str, q: float, label: str = "") -> float | None:
     """The ``q`` quantile in ms of what a histogram counted between two scrapes (linear within a bucket;
     the last finite bound if it falls in +Inf); None when it counted nothing meanwhile."""
-    earlier = dict(histogram_buckets(before, name))
-    buckets = [(bound, count - earlier.get(bound, 0.0)) for bound, count in histogram_buckets(after, name)]
+    earlier = dict(histogram_buckets(before, name, label))
+    buckets = [
+        (bound, count - earlier.get(bound, 0.0)) for bound, count in histogram_buckets(after, name, label)
+    ]
     total = buckets[-1][1] if buckets else 0.0
     if not total:
         return None
@@ -780,14 +788,26 @@ def server_latency(after: str, before: str) -> str:
     room to the ack (lock wait, engine, commit), and how late its event loop ran a 100 ms timer (a callback
     holding the loop up delays every table of the process)."""
 
-    def ms(name: str, q: float) -> str:
-        value = histogram_quantile(after, before, name, q)
+    def ms(name: str, q: float, label: str = "") -> str:
+        value = histogram_quantile(after, before, name, q, label)
         return "-" if value is None else f"{value:.2f}"
 
+    def runs(name: str, label: str) -> int:
+        counted = [histogram_buckets(text, name, label) for text in (before, after)]
+        return int(counted[1][-1][1] - counted[0][-1][1]) if counted[0] and counted[1] else 0
+
     action, lag = "threethirteen_action_latency_seconds", "threethirteen_event_loop_lag_seconds"
+    gc_pause = "threethirteen_gc_pause_seconds"
+    parts = []
+    for generation in (0, 1, 2):
+        label = f'generation="{generation}"'
+        longest = ms(gc_pause, 1.0, label)
+        parts.append(f"gen{generation} {runs(gc_pause, label)} runs, longest about {longest} ms")
+    collections = "; ".join(parts)
     return (
         f"server's own: room -> ack p50 {ms(action, 0.5)} ms, p99 {ms(action, 0.99)} ms; "
-        f"event-loop lag p50 {ms(lag, 0.5)} ms, p99 {ms(lag, 0.99)} ms, p99.9 {ms(lag, 0.999)} ms"
+        f"event-loop lag p50 {ms(lag, 0.5)} ms, p99 {ms(lag, 0.99)} ms, p99.9 {ms(lag, 0.999)} ms; "
+        f"cycle collector: {collections}"
     )
 
 
