@@ -33,6 +33,11 @@ def tune_gc(thresholds: tuple[int, int, int] = GC_THRESHOLDS) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*thresholds)
+    time_collections()
+
+
+def time_collections() -> None:
+    """Time every run of the cycle collector from now on (once, however often called)."""
     if _time_collection not in gc.callbacks:
         gc.callbacks.append(_time_collection)
 
