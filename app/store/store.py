@@ -253,6 +253,33 @@ class Store:
         async with self.sessions() as session:
             await session.execute(select(1))
 
+    # ----- cheap checks of a cached table ------------------------------------------------------------
+
+    async def versions(self, codes: Iterable[str]) -> dict[str, int]:
+        """The stored version of each of these rooms (one indexed read; a code with no room is left out).
+        A process checks its cached tables with this wherever one could be behind without being told."""
+        wanted = list(dict.fromkeys(codes))
+        if not wanted:
+            return {}
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(select(ROOMS.c.code, ROOMS.c.version).where(ROOMS.c.code.in_(wanted)))
+            return {code: version for code, version in rows}
+
+    async def version_of(self, code: str) -> int | None:
+        """The stored version of one room (None: no such room)."""
+        return (await self.versions([code])).get(code)
+
+    async def ack_of(self, code: str, client_id: str) -> AckRecord | None:
+        """The ack of a client action of the room's current game, read from its log (None: never applied)."""
+        query = (
+            select(ACTIONS.c.seat, ACTIONS.c.version)
+            .join(ROOMS, ROOMS.c.current_game_id == ACTIONS.c.game_id)
+            .where(ROOMS.c.code == code, ACTIONS.c.client_id == client_id)
+        )
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else AckRecord(row.seat, row.version)
+
     # ----- rooms and seats -------------------------------------------------------------------------
 
     async def load_game(self, game_id: int) -> tuple[int, GameState] | None:

@@ -411,3 +411,20 @@ async def test_postgresql_writers_take_the_pool_in_turn(pg_url: str) -> None:
         assert max(overtaken) == 0, sorted(overtaken)[-10:]
     finally:
         await store.close()
+
+
+async def test_versions_and_acks_are_read_without_loading_the_table(store: Store) -> None:
+    """The cheap reads that check a cached table: stored versions of several rooms at once, and the ack of a
+    client action of the current game from its log (what a process answers a retry it has no ack for)."""
+    table, _ = await two_seat_game(store, "VERS2345", seed=3)
+    await store.create_room(lobby("LOBB2345", bots=[]), now=NOW)
+    move = draw_change(table, "v-1")
+    await store.commit(move)
+    assert await store.versions(["VERS2345", "LOBB2345", "NONE2345"]) == {"VERS2345": 3, "LOBB2345": 1}
+    assert await store.versions([]) == {}
+    assert await store.version_of("VERS2345") == 3
+    assert await store.version_of("NONE2345") is None
+    assert table.game is not None
+    assert await store.ack_of("VERS2345", "v-1") == AckRecord(table.game.turn, 3)
+    assert await store.ack_of("VERS2345", "v-2") is None
+    assert await store.ack_of("LOBB2345", "v-1") is None
