@@ -1,14 +1,16 @@
 """Persistence: SQLAlchemy 2 async models, migrations runner, and the store's read/write functions."""
 
 from .db import make_engine, normalize_url, run_migrations, upgrade_head
-from .store import AckRecord, CodeTaken, LoadedTable, Store, StoreError, VersionConflict
+from .store import AckRecord, CodeTaken, LoadedTable, LoggedMove, Store, StoreError, Tail, VersionConflict
 
 __all__ = [
     "AckRecord",
     "CodeTaken",
     "LoadedTable",
+    "LoggedMove",
     "Store",
     "StoreError",
+    "Tail",
     "VersionConflict",
     "make_engine",
     "normalize_url",

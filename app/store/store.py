@@ -107,6 +107,27 @@ class LoadedTable:
     acks: dict[str, AckRecord]
 
 
+@dataclass(frozen=True, slots=True)
+class LoggedMove:
+    """One move as the action log holds it."""
+
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    client_id: str | None
+    version: int
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """A room's stored version, its current game, and that game's moves after a given one (``Store.tail``)."""
+
+    version: int
+    game_id: int | None
+    moves: tuple[LoggedMove, ...]
+
+
 class Store:
     """Async access to the database behind one engine."""
 
@@ -268,6 +289,40 @@ class Store:
     async def version_of(self, code: str) -> int | None:
         """The stored version of one room (None: no such room)."""
         return (await self.versions([code])).get(code)
+
+    async def tail(self, code: str, *, game_id: int | None, after_seq: int) -> Tail | None:
+        """The room's stored version and the moves of its game ``game_id`` logged after ``after_seq``, read
+        at one moment (None: no such room). How a process follows moves another one committed: it applies
+        them from the log (never from what a notice says), and reloads when the tail is not only moves."""
+        async with self.sessions() as session:
+            if self._sqlite_writer is None:  # the room and the log read at one moment
+                await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+            room = (
+                await session.execute(
+                    select(ROOMS.c.version, ROOMS.c.current_game_id).where(ROOMS.c.code == code)
+                )
+            ).first()
+            if room is None:
+                return None
+            moves: list[LoggedMove] = []
+            if game_id is not None and room.current_game_id == game_id:
+                rows = await session.execute(
+                    select(
+                        ACTIONS.c.seq,
+                        ACTIONS.c.seat,
+                        ACTIONS.c.action,
+                        ACTIONS.c.client_id,
+                        ACTIONS.c.version,
+                        ACTIONS.c.created_at,
+                    )
+                    .where(ACTIONS.c.game_id == game_id, ACTIONS.c.seq > after_seq)
+                    .order_by(ACTIONS.c.seq)
+                )
+                moves = [
+                    LoggedMove(seq, seat, action, client_id, version, _utc(created_at))
+                    for seq, seat, action, client_id, version, created_at in rows
+                ]
+            return Tail(room.version, room.current_game_id, tuple(moves))
 
     async def ack_of(self, code: str, client_id: str) -> AckRecord | None:
         """The ack of a client action of the room's current game, read from its log (None: never applied)."""

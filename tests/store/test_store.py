@@ -428,3 +428,33 @@ async def test_versions_and_acks_are_read_without_loading_the_table(store: Store
     assert await store.ack_of("VERS2345", "v-1") == AckRecord(table.game.turn, 3)
     assert await store.ack_of("VERS2345", "v-2") is None
     assert await store.ack_of("LOBB2345", "v-1") is None
+
+
+async def test_the_tail_of_a_room_is_its_version_and_the_moves_after_one(store: Store) -> None:
+    """What a process reads to follow moves another one committed: the room's version and the logged moves
+    after the one its cache holds; none when the game asked about is no longer the room's."""
+    table, game_id = await two_seat_game(store, "TAIL2345", seed=3)
+    first = draw_change(table, "t-1")
+    await store.commit(first)
+    assert first.table.game is not None
+    turn = first.table.game.turn
+    discard = commands.play(
+        first.table,
+        seat=turn,
+        action=Discard(first.table.game.hands[turn][0]),
+        at=NOW,
+        client_id="t-2",
+    )
+    await store.commit(discard)
+    tail = await store.tail("TAIL2345", game_id=game_id, after_seq=0)
+    assert tail is not None and (tail.version, tail.game_id) == (4, game_id)
+    assert [(m.seq, m.client_id, m.version, m.seat) for m in tail.moves] == [
+        (1, "t-1", 3, turn),
+        (2, "t-2", 4, turn),
+    ]
+    assert tail.moves[0].action == {"type": "draw", "source": "stock"} and tail.moves[0].at == NOW
+    after_one = await store.tail("TAIL2345", game_id=game_id, after_seq=1)
+    assert after_one is not None and [m.seq for m in after_one.moves] == [2]
+    other_game = await store.tail("TAIL2345", game_id=game_id + 1, after_seq=0)
+    assert other_game is not None and (other_game.version, other_game.moves) == (4, ())
+    assert await store.tail("NONE2345", game_id=None, after_seq=0) is None
