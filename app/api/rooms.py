@@ -133,7 +133,7 @@ async def join_room(code: str, body: RoomJoin, manager: ManagerDep, settings: Se
 
 @router.get("/rooms/{code}", response_model=RoomPublic, responses=NOT_FOUND)
 async def get_room(code: str, manager: ManagerDep) -> RoomPublic:
-    room = await manager.require(code)
+    room = await manager.require_fresh(code)
     info, table = room.room_info(), room.table
     game = None
     if table.game_public_id is not None and table.game_number is not None:
@@ -159,5 +159,5 @@ async def get_room(code: str, manager: ManagerDep) -> RoomPublic:
 async def room_state(code: str, manager: ManagerDep) -> Response:
     """What a spectator sees now: the room and, during a game, its view with no hand: exactly the
     WebSocket's ``state`` message for a spectator (documented here with every field of the game view)."""
-    room = await manager.require(code)
+    room = await manager.require_fresh(code)
     return Response(room.state_for(None), media_type="application/json")

@@ -40,6 +40,7 @@ class Connection:
         # The hash of the token it said hello with (or was given when it asked for a seat); None: anonymous.
         self.token_hash: str | None = None
         self.state = ConnectionState.OPEN
+        self.bad_hellos = 0  # hellos with a token that is nothing at the table (closed after a few)
         self.close_code: int | None = None
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._max_queue = max_queue

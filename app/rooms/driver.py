@@ -39,7 +39,10 @@ class Driven(Protocol):
         """Do what is due at ``now`` (a server move, an announcement); raise if it could not commit."""
 
     async def catch_up(self) -> None:
-        """Another writer moved the table on: reload it from the store, and tell everyone."""
+        """Another writer moved the table on: read what it did from the store, and tell everyone."""
+
+    async def check_store(self) -> None:
+        """Check the cached table against the store's version (one read), catching up if it is behind."""
 
 
 class Driver:
@@ -76,9 +79,13 @@ class Driver:
             if self.leases is not None:
                 if not self.room.has_sockets():  # nobody here: a process with sockets drives it
                     return
+                taking_over = not self.leases.holds(self.room.code)
                 if not await self.leases.acquire(self.room.code):  # another process drives it
                     await self._sleep_or_wake(self.leases.poll_seconds)
                     continue
+                if taking_over:  # the last holder may have died with its last move untold
+                    await self.room.check_store()
+                    continue  # look at the table again: it may have moved on
             try:
                 await self.room.act(now)
                 failures = 0

@@ -30,6 +30,10 @@ return 0
 class Leases(Protocol):
     poll_seconds: float  # how often a process without the lease asks again while something is due
 
+    def holds(self, code: str) -> bool:
+        """This process surely holds ``code``'s lease now (so acquiring it takes nothing over)."""
+        ...
+
     async def acquire(self, code: str) -> bool:
         """True if this process drives ``code`` now (it held or just took the lease)."""
         ...
@@ -43,6 +47,9 @@ class SoleProcess:
     """One process: it drives every table it has loaded, with or without sockets."""
 
     poll_seconds = 1.0
+
+    def holds(self, code: str) -> bool:
+        return True
 
     async def acquire(self, code: str) -> bool:
         return True

@@ -18,6 +18,7 @@ from app.store import CodeTaken, Store
 from app.table import Refusal
 from app.table.commands import new_table
 
+from . import peers
 from .broadcast import Broadcaster, InProcessBroadcaster, Notice, RedisBroadcaster
 from .clock import Clock, SystemClock
 from .connection import CLOSE_RESTART
@@ -27,8 +28,9 @@ from .tokens import hash_token, new_room_code, new_token, normalize_code
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_SECONDS = 1.5  # how often a process says which seats it has at each table
+HEARTBEAT_SECONDS = 0.5  # how often a process says which seats it has at each table
 SILENT_AFTER_SECONDS = 3 * HEARTBEAT_SECONDS  # a process not heard from for this long has died
+SWEEP_BEATS = 2  # every this many beats, the loaded tables' versions are read from the store
 EVERY_ROOM = "*"  # the channel of notices about every table (the heartbeat)
 
 
@@ -51,6 +53,7 @@ class RoomManager:
             broadcaster = self.redis
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
         self._heartbeat: asyncio.Task[None] | None = None
+        self.peers: dict[str, float] = {}  # another process -> when it was last heard (monotonic)
         self.rooms: dict[str, Room] = {}
         self._loading: dict[str, tuple[asyncio.Lock, list[int]]] = {}  # code -> (lock, [callers waiting])
         self._sweeper: asyncio.Task[None] | None = None
@@ -64,36 +67,68 @@ class RoomManager:
             self.broadcaster.subscribe(EVERY_ROOM, self._heard_heartbeat)
 
     def _resync(self, code: str | None) -> None:
-        """Notices may have been missed (a room's channel was just joined, Redis came back): reload."""
+        """Notices may have been missed (a room's channel was just joined, Redis came back): every such
+        room reads the store's version, and catches up if it is not there."""
         rooms = list(self.rooms.values()) if code is None else [r for r in [self.rooms.get(code)] if r]
         for room in rooms:
-            room.others.resync_soon(reload=True)
+            room.follow_soon()
 
     async def _beat(self) -> None:
-        """Say, in one notice for all tables, which seats each has here; forget what silent processes said."""
+        """Say, in one notice for all tables, which seats each has here; forget what silent processes said;
+        and check the cached tables against the store: at once when a peer fell silent (what it committed
+        last may never have been told), and every ``SWEEP_BEATS`` beats in any case."""
+        beats = 0
         while not self.draining:
             await asyncio.sleep(HEARTBEAT_SECONDS)
+            beats += 1
             silent = self.clock.monotonic() - SILENT_AFTER_SECONDS
+            dead = [process for process, heard in self.peers.items() if heard < silent]
+            for process in dead:
+                log.warning("process %s fell silent; checking every table against the store", process)
+                del self.peers[process]
             tables: dict[str, dict[str, Any]] = {}
             for room in list(self.rooms.values()):
-                room.others.forget_silent(silent)
+                room.forget_silent(silent)
                 if room.has_sockets():
-                    tables[room.code] = room.others.here()
+                    tables[room.code] = peers.here(self.broadcaster.process_id, room.table, room.presence)
             payload = {"process": self.broadcaster.process_id, "tables": tables}
             try:
                 await self.broadcaster.publish(Notice(EVERY_ROOM, "here", 0, payload))
             except Exception:
                 log.exception("the presence heartbeat failed")
+            if dead or beats % SWEEP_BEATS == 0:
+                await self.check_rooms(at_once=bool(dead))
+
+    async def check_rooms(self, *, at_once: bool) -> None:
+        """Read the stored version of every loaded table in one query, and let each room judge its cache
+        (``Room.heard_store_version``)."""
+        rooms = list(self.rooms.values())
+        if not rooms:
+            return
+        try:
+            stored = await self.store.versions(room.code for room in rooms)
+        except Exception as exc:  # the store is away: the next sweep tries again
+            log.warning("could not read the tables' versions: %s", exc)
+            return
+        for room in rooms:
+            if room.code in stored and not room.closing:
+                room.heard_store_version(stored[room.code], at_once=at_once)
 
     def _heard_heartbeat(self, notice: Notice) -> None:
         """Another process's heartbeat: what it has at each table loaded here (nothing, if not listed)."""
-        process = notice.payload.get("process")
-        if process == self.broadcaster.process_id:
+        said = peers.heartbeat(notice.payload)
+        if said is None or said.process == self.broadcaster.process_id:
             return
-        tables = notice.payload.get("tables", {})
+        self.peers[said.process] = self.clock.monotonic()
+        nothing = {"process": said.process, "seats": [], "spectators": 0}
         for code, room in list(self.rooms.items()):
-            said = tables.get(code, {"process": process, "seats": [], "spectators": 0})
-            room.others.heard_heartbeat(Notice(code, "here", 0, said))
+            here = peers.here_said(
+                said.tables.get(code, nothing),
+                room.table,
+                max_spectators=self.settings.max_spectators_per_table,
+            )
+            if here is not None and here.process == said.process:
+                room.heard_heartbeat(here)
 
     async def get(self, code: str) -> Room | None:
         """The live room for ``code`` (case-insensitive), loading it from the store on first use."""
@@ -135,6 +170,13 @@ class RoomManager:
         room = await self.get(code)
         if room is None:
             raise Refusal("room_not_found", f"there is no room {code[:16]!r}; check the code or link")
+        return room
+
+    async def require_fresh(self, code: str) -> Room:
+        """The live room for a REST read: with several processes its cache is checked against the store
+        first (one indexed read), so a read never answers with a table older than the store's."""
+        room = await self.require(code)
+        await room.check_store()
         return room
 
     async def create(

@@ -8,7 +8,7 @@ starts again for everyone. Other processes' word (``heard``) lasts until they sa
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 from app.protocol import Welcome
@@ -88,10 +88,6 @@ class Presence:
             self._away[conn.seat] = now  # the grace period starts
         return was_joined
 
-    def arrived(self, seat: int, now: datetime) -> None:
-        """A person was just given ``seat``: their grace period to connect starts now."""
-        self._away[seat] = now
-
     def away(self, table: Table) -> dict[int, datetime]:
         """Each person's seat with no socket here, and since when."""
         connected = self.connected_seats()
@@ -101,28 +97,36 @@ class Presence:
             if not s.is_bot and s.index not in connected
         }
 
-    def move_seats(self, moves: Mapping[int, int | None], table: Table) -> None:
-        """Seats moved or left (removed, handed to a bot): their sockets follow, and hear who they are."""
-        if not moves:
+    def follow(self, before: Table, after: Table, at: datetime) -> None:
+        """The table moved from ``before`` to ``after`` (any change: a move, a reload, a seat handed over at
+        a round's start on another process). A person who was just given a seat starts the grace period
+        at ``at``; seats that moved take their away-times along; every socket plays the seat its token
+        holds now, and one whose seat changed hears who it is (a welcome)."""
+        if before.seats is after.seats or before.seats == after.seats:
             return
-        self._away = {
-            new: since for old, since in self._away.items() if (new := moves.get(old, old)) is not None
-        }
+        moves: dict[int, int | None] = {}
+        for seat in before.seats:
+            if seat.token_hash is not None:
+                held = after.holder(seat.token_hash)
+                new = None if held is None else held.index
+                if new != seat.index:
+                    moves[seat.index] = new
+        if moves:
+            self._away = {
+                new: since for old, since in self._away.items() if (new := moves.get(old, old)) is not None
+            }
+        for seat in after.seats:
+            if seat.token_hash is not None and before.holder(seat.token_hash) is None:
+                self._away[seat.index] = at  # a newcomer: the grace period starts now
         for conn in self.joined():
-            if conn.seat is None or conn.seat not in moves:
+            if conn.token_hash is None:
                 continue
-            conn.seat = moves[conn.seat]
-            host = conn.seat is not None and conn.seat == table.host_seat
-            conn.send(Welcome(room=table.code, seat=conn.seat, you_are_host=host))
-
-    def seat_claimants(self, table: Table) -> None:
-        """Spectator sockets whose token now holds a seat (a request passed) play it, and hear so."""
-        for conn in self.joined():
-            if conn.seat is not None or conn.token_hash is None:
+            held = after.holder(conn.token_hash)
+            seat_now = None if held is None else held.index
+            if seat_now == conn.seat:
                 continue
-            held = table.holder(conn.token_hash)
-            if held is None:
-                continue
-            conn.seat = held.index
-            self._away.pop(held.index, None)
-            conn.send(Welcome(room=table.code, seat=held.index, you_are_host=held.index == table.host_seat))
+            conn.seat = seat_now
+            if seat_now is not None:
+                self._away.pop(seat_now, None)
+            host = seat_now is not None and seat_now == after.host_seat
+            conn.send(Welcome(room=after.code, seat=seat_now, you_are_host=host))

@@ -5,25 +5,20 @@ A broadcast encodes the parts every socket shares once (the room info, built as 
 game view's shared fields) and per seat only that seat's own fields and events, with ``orjson``; the
 pieces are joined as pre-encoded fragments, so the text is exactly what the protocol's pydantic models
 would give (``tests/rooms/test_render.py`` holds the two equal). Pydantic stays off this path.
-``fan_out`` is where every notice a room hears (its own commits' and other processes') turns into
-messages to its sockets.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 import orjson
 
 from app.engine import Event, GameState
 from app.engine.views import view_parts
 from app.protocol import (
-    ChatOut,
     EventView,
     PresenceMessage,
-    ReactionOut,
     RoomInfo,
     encode,
 )
@@ -31,15 +26,10 @@ from app.table import RoomStatus, Table
 from app.table.pause import pausing, ready_seats
 from app.table.schedule import Timing, auto_seats, turn_deadline
 
-from .broadcast import Notice
 from .connection import Connection
 from .presence import Presence
 
-if TYPE_CHECKING:
-    from .room import Room
-
 EventsBySeat = Mapping[str, Sequence[Mapping[str, object]]]
-TALK: dict[str, type[ChatOut] | type[ReactionOut]] = {"chat": ChatOut, "reaction": ReactionOut}
 
 # An event is sent with only the fields of its kind, in the protocol model's order.
 EVENT_FIELDS: tuple[str, ...] = tuple(EventView.model_fields)
@@ -201,29 +191,3 @@ def send_presence(table: Table, connections: Iterable[Connection], info: RoomInf
     text = presence_text(table, info)
     for conn in connections:
         conn.send_text(text)
-
-
-def fan_out(room: Room, notice: Notice) -> None:
-    """Fan a notice out to the room's sockets in this process (a state rendered once per seat). A notice
-    ahead of the room's table is never rendered from the stale cache: a move one version ahead is applied
-    with the engine, anything else makes the room catch up from the store first."""
-    joined = list(room.presence.joined())
-    if notice.kind in TALK:  # chat lines and reactions: the same text for everyone
-        text = encode(TALK[notice.kind].model_validate(notice.payload))
-        for conn in joined:
-            conn.send_text(text)
-        return
-    others = room.others
-    if notice.kind == "presence":
-        others.heard(notice)
-    if notice.version > room.table.version:
-        others.heard_version = max(others.heard_version, notice.version)
-    if notice.version > room.table.version and not (notice.kind == "state" and others.apply_move(notice)):
-        others.resync_soon()  # news from another writer: never render a stale table
-    elif notice.kind == "presence":
-        send_presence(room.table, joined, room.room_info())
-    else:
-        room.seat_claimants()
-        same = notice.version == room.table.version  # a newer table shows without older events
-        events = notice.payload.get("events", {}) if same else {}
-        send_states(room.table, joined, room.room_values(), events)

@@ -1,10 +1,17 @@
-"""One live table: the lock that makes the room the single referee, dispatch, and the ONE commit path.
+"""One live table: the lock that makes the room the single referee, dispatch, the ONE commit path, and the
+ONE transition of the room's cache.
 
-Every change is a pure command of ``app.table`` (validated there and by the engine), then ``commit``:
-store → memory → ack → driver → publish. The in-memory table is a cache of the store, replaced only after a
-commit succeeded. A notice from another process one version ahead carrying a move is applied here with
-the engine; any other notice ahead of the cache makes the room reload from the store first, so a socket
-never receives an older table after a newer one (the cache only ever moves forward).
+The room's table is a cache of the store. It moves forward only through ``Room._advance``: after a commit
+of this process (``commit``), after moves another process committed (read from the store's log by
+``_catch_up``, never taken from a notice), after a reload, and for the pause and ready updates that are
+not stored. ``_advance`` swaps the table, keeps the acks, moves presence and sockets with the seats, and
+wakes the driver; nothing else assigns ``table``.
+
+With several processes (``broadcaster.shared``) the cache may be behind without a notice saying so (the
+notice died with the process that committed). It is checked against the store wherever that matters: every
+``hello``, a REST read of the table, a retried action id this cache has no ack for, a move that says it saw
+a newer version, a driver that takes over the table's lease, and the manager's checks after a peer falls
+silent and every second (``heard_store_version``). See docs/scaling.md, "How a cached table is kept true".
 """
 
 from __future__ import annotations
@@ -12,11 +19,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from app.config import Settings
-from app.engine import action_to_dict
+from app.engine import GameError, action_from_dict, action_to_dict
+from app.engine.bots import choose_action
 from app.metrics import ACTION_LATENCY, count_applied
 from app.protocol import (
     Ack,
@@ -26,6 +34,7 @@ from app.protocol import (
     Continue,
     Hello,
     HintIn,
+    HintOut,
     Ping,
     Pong,
     ReactIn,
@@ -33,27 +42,35 @@ from app.protocol import (
     RequestSeat,
     Resync,
     RoomInfo,
+    SeatRequested,
+    Welcome,
     WithdrawRequest,
+    encode,
 )
-from app.store import AckRecord, LoadedTable, Store, VersionConflict
-from app.table import Change, RecordMove, Refusal, ReplaceSeat, StartGame, pause
+from app.store import AckRecord, LoadedTable, LoggedMove, Store, VersionConflict
+from app.table import Change, RecordMove, Refusal, Table, pause
 from app.table import commands as table_commands
-from app.table.schedule import Timing, next_wake
+from app.table.schedule import Timing, auto_announcement_due, due_move, host_handover, next_wake
+from app.table.text import clean_name
 
-from . import hello, remote, render, requests
+from . import peers, render, seat_changes, talk
 from .broadcast import Broadcaster, Notice
 from .clock import Clock
-from .connection import Connection
+from .connection import CLOSE_POLICY, Connection
 from .driver import Driver
+from .hello import SPECTATOR, identify
 from .lease import Leases
 from .limits import SeatLimiter, Throttle
 from .presence import Presence
+from .tokens import hash_token, new_token
 
 log = logging.getLogger(__name__)
 
 RESTARTING = "the server is restarting; reconnect in a moment and try again"
 PRESENCE_SECONDS = 0.25
 UNSAVED = "the move could not be saved (the database did not answer), so it was not made; try again shortly"
+COMMIT_ATTEMPTS = 3  # seat and lobby commands (no version) retried on the table another process left
+BAD_HELLOS = 5  # hellos with a token that is nothing here; then the socket is closed
 
 
 class Room:
@@ -69,7 +86,8 @@ class Room:
         broadcaster: Broadcaster,
         leases: Leases | None = None,
     ) -> None:
-        self.table, self.acks = loaded.table, loaded.acks
+        self.table: Table = loaded.table
+        self.acks: dict[str, AckRecord] = dict(loaded.acks)
         self.code = self.table.code
         self.store, self.settings, self.clock, self.broadcaster = store, settings, clock, broadcaster
         self.lock = asyncio.Lock()
@@ -83,13 +101,19 @@ class Room:
         )
         self.leases = leases  # None: this process drives the table; else only while it holds the lease
         self.driver = Driver(self, clock, leases)
-        self.others = remote.OtherProcesses(self)
         self.chat_limit = SeatLimiter(settings.chat_max_per_10s, clock, "chat lines")
         self.lobby_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "table commands")
         self.request_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "seat requests")
         # Sockets coming and going are told to everyone at most a few times a second (spectator churn).
         self.presence_news = Throttle(PRESENCE_SECONDS, clock, self.publish_presence)
+        self._hints: dict[int, HintOut] = {}  # seat -> its hint at the table's current version
+        self._checked_version = -1  # the cache version the store last agreed with (a future version)
+        self._behind_at_sweep: int | None = None  # the store's version at the last sweep, if it was ahead
+        self._following: asyncio.Task[None] | None = None
+        self._follow_again = False
         self._unsubscribe = broadcaster.subscribe(self.code, self._on_notice)
+
+    # ----- reads ------------------------------------------------------------------------------------------
 
     def room_info(self) -> RoomInfo:
         return render.room_info(self.table, self.presence, self.clock.now(), self.timing)
@@ -107,9 +131,43 @@ class Room:
     def next_wake(self) -> datetime | None:
         return next_wake(self.table, self.presence.away(self.table), self.presence.announced, self.timing)
 
+    # ----- the one transition -----------------------------------------------------------------------------
+
+    def _advance(
+        self,
+        table: Table,
+        *,
+        at: datetime,
+        acks: dict[str, AckRecord] | None = None,
+        ack: tuple[str, AckRecord] | None = None,
+    ) -> None:
+        """THE transition of this room's cache: every new table (a commit here, a move another process
+        committed, a reload, a pause or ready update) comes through here, and nothing else assigns
+        ``table``. ``acks`` replaces the acks (a reload); ``ack`` adds the one a move made; a new game
+        starts with none. A person just given a seat starts the grace period at ``at``; sockets follow
+        their tokens' seats; the driver looks again."""
+        before = self.table
+        self.table = table
+        if acks is not None:
+            self.acks = acks
+        elif table.game_id != before.game_id:
+            self.acks = {}
+        if ack is not None:
+            self.acks[ack[0]] = ack[1]
+        if table.version != before.version:
+            self._hints.clear()
+        self.presence.follow(before, table, at)
+        self.driver.kick()
+
+    def _show(self, events: render.EventsBySeat | None = None) -> None:
+        """Every socket here gets the table as it now is (with its seat's face of ``events``)."""
+        render.send_states(self.table, list(self.presence.joined()), self.room_values(), events or {})
+
+    # ----- committing -------------------------------------------------------------------------------------
+
     async def commit(self, change: Change, *, ack: tuple[Connection, str] | None = None) -> None:
-        """Make ``change`` durable, then swap it in, answer the sender, wake the driver, publish. Under the
-        lock. A stale version raises VersionConflict; any other failure reloads the table and raises."""
+        """Make ``change`` durable, then advance to it, answer the sender, show it, publish. Under the lock.
+        A stale version raises VersionConflict; any other failure reloads the table and raises."""
         try:
             game_id = await self.store.commit(change)
         except VersionConflict:
@@ -117,65 +175,211 @@ class Room:
         except Exception as exc:  # the database is away (or refused): nothing is acknowledged
             log.exception("room %s: could not commit a change; reloading from the store", self.code)
             try:
-                await self.reload()
+                await self._reload()
             except Exception:
                 log.warning("room %s: the store does not answer either", self.code)
             raise Refusal("not_ready", UNSAVED) from exc
         if game_id is not None:
             change = table_commands.with_game_id(change, game_id)
-        self.table, write = change.table, change.write
-        if isinstance(write, StartGame):
-            self.acks = {}
-        elif isinstance(write, RecordMove):
+        write, made = change.write, None
+        if isinstance(write, RecordMove):
             count_applied(action_to_dict(write.action)["type"])
             if write.client_id is not None:
-                self.acks[write.client_id] = AckRecord(write.seat, self.table.version)
-        for index in change.seats_taken if isinstance(write, ReplaceSeat | RecordMove) else ():
-            self.presence.arrived(index, change.at)  # the newcomer gets the grace period
-        self.presence.move_seats(change.seat_moves, self.table)
+                made = (write.client_id, AckRecord(write.seat, change.table.version))
+        self._advance(change.table, at=change.at, ack=made)
         if ack is not None:
             ack[0].send(Ack(id=ack[1], version=self.table.version))
-        self.driver.kick()
-        payload: dict[str, Any] = {
-            "events": render.events_by_seat(self.table, change.events, auto=change.auto)
-        }
-        if isinstance(write, RecordMove) and self.broadcaster.shared:  # other processes apply it themselves
-            payload["move"] = remote.move_payload(write, change.at)
-        await self.broadcaster.publish(Notice(self.code, "state", self.table.version, payload))
+        self._show(render.events_by_seat(self.table, change.events, auto=change.auto))
+        # Other processes read what changed from the store: the notice only says the version moved.
+        await self.broadcaster.publish(Notice(self.code, "state", self.table.version))
 
-    async def reload(self) -> None:
-        """Re-read the table from the store (the store is the truth). Call under the lock."""
+    async def _commit_fresh(self, make: seat_changes.Maker) -> Change | None:
+        """Commit the change ``make`` gives for the table as it is (None: nothing to do). Seat and lobby
+        commands carry no version: on a table another process moved, they are made again on the new one.
+        Under the lock."""
+        for attempt in range(COMMIT_ATTEMPTS):
+            change = make(self.table)
+            if change is None:
+                return None
+            try:
+                await self.commit(change)
+                return change
+            except VersionConflict:  # another process changed the table; read what it did
+                if attempt == COMMIT_ATTEMPTS - 1:
+                    raise
+                await self._catch_up()
+        return None  # pragma: no cover - the loop returns or raises
+
+    # ----- keeping the cache true -------------------------------------------------------------------------
+
+    async def _reload(self) -> None:
+        """Re-read the whole table from the store (the store is the truth). Under the lock."""
         loaded = await self.store.load_table(self.code)
-        if loaded is not None and loaded.table.version >= self.table.version:  # never backwards
-            self.table, self.acks = pause.carry(self.table, loaded.table), loaded.acks
-            self.driver.kick()
+        if loaded is None:
+            return
+        if loaded.table.version < self.table.version:
+            log.error("room %s: the cache was ahead of the store (%d > %d); reloaded", self.code,
+                      self.table.version, loaded.table.version)  # fmt: skip
+        since = max(loaded.table.last_move_at, self.presence.watch_from)
+        self._advance(pause.carry(self.table, loaded.table), at=since, acks=dict(loaded.acks))
 
-    async def catch_up_locked(self) -> None:
-        """Reload (under the lock), and show this process's sockets the table if it moved on."""
-        before = self.table.version
-        await self.reload()
-        if self.table.version > before:
-            self.seat_claimants()
-            render.send_states(self.table, list(self.presence.joined()), self.room_values(), {})
+    async def _catch_up(self) -> bool:
+        """Bring the cache to the store's version, and show every socket here each step. Moves another
+        process committed are read from the log and applied with the engine (as it did); anything else
+        (a seat, the lobby, a new game, a cache the log does not lead from) reloads the table. Under the
+        lock. True if the table moved."""
+        table = self.table
+        after_seq = table.game.moves if table.game is not None else 0
+        tail = await self.store.tail(self.code, game_id=table.game_id, after_seq=after_seq)
+        if tail is None or tail.version == table.version:
+            self._checked_version = table.version
+            return False
+        if tail.version > table.version and tail.moves and tail.moves[-1].version == tail.version:
+            try:
+                for move in tail.moves:
+                    self._follow_move(move)
+                self._checked_version = self.table.version
+                return True
+            except (GameError, Refusal, ValueError, KeyError, TypeError) as exc:
+                log.info("room %s: the log does not lead on from the cache (%s); reloading", self.code, exc)
+        await self._reload()
+        self._checked_version = self.table.version
+        self._show()
+        return True
+
+    def _follow_move(self, move: LoggedMove) -> None:
+        """One move another process committed, from the log: the same command it ran, then advance."""
+        seat = self.table.seats[move.seat]
+        change = table_commands.play(
+            self.table, seat=move.seat, action=action_from_dict(move.action), at=move.at,
+            client_id=move.client_id,
+        )  # fmt: skip
+        if change.table.version != move.version:
+            raise ValueError(f"the log's move makes version {move.version}, not {change.table.version}")
+        made = None if move.client_id is None else (move.client_id, AckRecord(move.seat, move.version))
+        self._advance(change.table, at=move.at, ack=made)
+        auto = move.client_id is None and not seat.is_bot  # the server played it for a person
+        self._show(render.events_by_seat(self.table, change.events, auto=auto))
 
     async def catch_up(self) -> None:
-        """Another writer moved the table on: reload, and send this process's sockets the table as it now
-        is (the other processes heard of the change from its writer)."""
+        """Another writer moved the table on: read what it did, and show it here."""
         async with self.lock:
-            await self.reload()
-        self.seat_claimants()
-        render.send_states(self.table, list(self.presence.joined()), self.room_values(), {})
+            await self._catch_up()
 
-    def seat_claimants(self) -> None:
-        """Spectators whose token a seat has just passed to (a request approved) now play it: each socket
-        hears its seat (a welcome) before the state that shows its hand."""
-        self.presence.seat_claimants(self.table)
+    async def check_store(self) -> None:
+        """With several processes: one indexed read of the store's version, and a catch-up if the cache is
+        not at it (the cache may be behind without a notice saying so). In one process the cache is the
+        truth and this reads nothing."""
+        if not self.broadcaster.shared:
+            return
+        try:
+            stored = await self.store.version_of(self.code)
+            if stored is None or stored == self.table.version:
+                self._checked_version = self.table.version
+                return
+            async with self.lock:
+                await self._catch_up()
+        except Exception as exc:  # the store is away: the cache is all there is (no move commits now)
+            log.warning("room %s: could not check the table against the store: %s", self.code, exc)
+
+    def heard_store_version(self, version: int, *, at_once: bool) -> None:
+        """The manager read the store's version of this table: after a peer fell silent (``at_once``: its
+        unpublished notices are lost) a cache behind it catches up now; at the regular sweep only a cache
+        still behind what the last sweep read (a notice in flight is not a lost one)."""
+        behind_before = self._behind_at_sweep
+        self._behind_at_sweep = version if version > self.table.version else None
+        if version == self.table.version:
+            return
+        if at_once or (behind_before is not None and self.table.version < behind_before):
+            self.follow_soon()
+        elif version < self.table.version:
+            self.follow_soon()  # a cache ahead of the store: it is wrong, reload it
+
+    def follow_soon(self) -> None:
+        """Catch up in a task of its own (one at a time; one asked for meanwhile runs after)."""
+        self._follow_again = True
+        if self._following is None or self._following.done():
+            self._following = asyncio.get_running_loop().create_task(self._follow())
+
+    async def _follow(self) -> None:
+        while self._follow_again and not self.closing:
+            self._follow_again = False
+            try:
+                await self.catch_up()
+            except Exception:  # the store is away: the next notice, hello or sweep tries again
+                log.exception("room %s: could not catch up with the store", self.code)
+                return
+
+    # ----- what other processes say -----------------------------------------------------------------------
 
     def _on_notice(self, notice: Notice) -> None:
-        render.fan_out(self, notice)
+        """A notice about this table (this process's own, or another's through Redis), never trusted as
+        it comes: see ``peers``."""
+        joined = list(self.presence.joined())
+        if notice.kind == "state":
+            if notice.version != self.table.version:
+                self.follow_soon()  # read it from the store (a notice behind us: a cheap check)
+        elif notice.kind == "presence":
+            said = peers.here_said(
+                notice.payload, self.table, max_spectators=self.settings.max_spectators_per_table
+            )
+            if said is not None:
+                self.heard_here(said)
+                render.send_presence(self.table, joined, self.room_info())
+        elif notice.kind == "chat":
+            line = peers.chat_line(notice.payload, self.table, max_length=self.settings.chat_max_length)
+            self._send_all(joined, None if line is None else encode(line))
+        elif notice.kind == "reaction":
+            reaction = peers.reaction(notice.payload, self.table)
+            self._send_all(joined, None if reaction is None else encode(reaction))
+        else:
+            log.warning("room %s: ignored a notice of unknown kind %.20r", self.code, notice.kind)
+
+    @staticmethod
+    def _send_all(joined: list[Connection], text: str | None) -> None:
+        if text is not None:
+            for conn in joined:
+                conn.send_text(text)
+
+    def heard_here(self, said: peers.HereSaid) -> bool:
+        """Another process said who is at the table through it (and who pressed Continue there); True if
+        who is connected, or the pause, changed."""
+        if said.process == self.broadcaster.process_id:
+            return False
+        changed = self.presence.heard(
+            said.process,
+            seats=said.seats,
+            spectators=said.spectators,
+            now=self.clock.now(),
+            at=self.clock.monotonic(),
+        )
+        # The pause is not stored: merged here, but not while a commit is in flight (it would be lost; the
+        # next heartbeat says it again).
+        if said.pause is not None and not self.lock.locked():
+            table = peers.heard_pause(self.table, said.pause)
+            if table is not None:
+                self._advance(table, at=self.clock.now())
+                changed = True
+        if changed:
+            self.driver.kick()
+        return changed
+
+    def heard_heartbeat(self, said: peers.HereSaid) -> None:
+        """Another process's heartbeat about this table: show who is connected if that changed."""
+        if self.heard_here(said):
+            render.send_presence(self.table, list(self.presence.joined()), self.room_info())
+
+    def forget_silent(self, older_than: float) -> None:
+        """Drop what processes not heard from since ``older_than`` (monotonic) said (they died)."""
+        if self.presence.expire(older_than, self.clock.now()):
+            render.send_presence(self.table, list(self.presence.joined()), self.room_info())
+            self.driver.kick()
 
     async def publish_presence(self) -> None:
-        await self.broadcaster.publish(Notice(self.code, "presence", self.table.version, self.others.here()))
+        said = peers.here(self.broadcaster.process_id, self.table, self.presence)
+        await self.broadcaster.publish(Notice(self.code, "presence", self.table.version, said))
+
+    # ----- sockets ----------------------------------------------------------------------------------------
 
     async def attach(self, conn: Connection) -> None:
         self.presence.connections.add(conn)
@@ -184,9 +388,9 @@ class Room:
         """A socket went away: presence (or the spectator count) changes for everyone else."""
         if self.presence.leave(conn, self.clock.now()):
             await self.presence_news()
-            await requests.settle_pause(self)
+            await self._settle_pause()
         try:
-            await requests.requester_left(self, conn)
+            await self._requester_left(conn)
         except Exception:  # the request stays (the host may decline it); nothing else depends on it
             log.warning("room %s: could not drop a request whose asker left", self.code, exc_info=True)
         self.driver.kick()
@@ -215,7 +419,7 @@ class Room:
         if self.closing:
             raise Refusal("not_allowed", RESTARTING)
         if isinstance(message, Hello):
-            await hello.greet(self, conn, message)
+            await self._hello(conn, message)
         elif not conn.joined:
             raise Refusal("bad_message", 'say hello first: {"type": "hello", "token": ...}')
         elif isinstance(message, ActionMessage):
@@ -225,19 +429,60 @@ class Room:
         elif isinstance(message, Resync):
             conn.send_text(self.state_for(conn.seat))
         elif isinstance(message, ChatIn):
-            await requests.chat(self, conn, message)
-        elif isinstance(message, RequestSeat | WithdrawRequest):
-            await requests.seat_request(self, conn, message)
+            line = talk.chat_line(
+                self.table, conn.seat, message, now=self.clock.now(), max_length=self.settings.chat_max_length
+            )
+            self.chat_limit.check(line.seat)
+            await self.broadcaster.publish(Notice(self.code, "chat", self.table.version, line.model_dump()))
         elif isinstance(message, ReactIn):
-            await requests.react(self, conn, message)
+            reaction = talk.reaction(conn.seat, message)
+            self.chat_limit.check(reaction.seat)  # counted with the chat lines
+            await self.broadcaster.publish(
+                Notice(self.code, "reaction", self.table.version, reaction.model_dump())
+            )
         elif isinstance(message, HintIn):
-            requests.hint(self, conn)
+            self._hint(conn)
+        elif isinstance(message, RequestSeat | WithdrawRequest):
+            await self._seat_request(conn, message)
         elif isinstance(message, Continue):
-            await requests.continue_round(self, conn)
+            await self._continue_round(conn)
         elif isinstance(message, Ready):
-            await requests.ready(self, conn)
+            await self._ready(conn)
         else:
-            await requests.lobby(self, conn, message)
+            await self._lobby(conn, message)
+
+    async def _hello(self, conn: Connection, hello: Hello) -> None:
+        """The socket joins as its token's seat (or watches); everyone hears the presence. With several
+        processes the cache is checked against the store first, however fresh it looks: a table the
+        socket gets is never older than the store's."""
+        if conn.joined:
+            raise Refusal("bad_message", "hello was said already on this connection")
+        await self.check_store()
+        identity = SPECTATOR
+        if hello.token:
+            wanted = hash_token(hello.token)
+            found = identify(self.table, wanted)
+            if found is None:
+                refusal = Refusal("bad_token", "this token is not a seat of this room; join again or watch")
+                conn.bad_hellos += 1
+                if conn.bad_hellos < BAD_HELLOS:
+                    raise refusal
+                conn.refuse(refusal)  # and no more guesses on this socket
+                conn.close(CLOSE_POLICY)
+                return
+            identity = found
+            conn.token_hash = wanted
+        seat = identity.seat
+        if seat is None and self.presence.spectator_count() >= self.settings.max_spectators_per_table:
+            raise Refusal("not_allowed", "this table has as many spectators as it takes; try again later")
+        self.presence.join(conn, seat)
+        host = seat is not None and seat == self.table.host_seat
+        conn.send(Welcome(room=self.code, seat=seat, you_are_host=host, requested_seat=identity.requested))
+        self.driver.kick()
+        if not await self.presence_news():  # coalesced with others: this socket hears it at once
+            conn.send_text(render.presence_text(self.table, self.room_info()))
+        if hello.last_version != self.table.version:
+            conn.send_text(self.state_for(seat))
 
     async def _action(self, conn: Connection, message: ActionMessage) -> None:
         if conn.seat is None:
@@ -246,34 +491,201 @@ class Room:
         async with self.lock:
             if self.closing:
                 raise Refusal("not_allowed", RESTARTING)
-            if message.version is not None and message.version > self.table.version:
-                await self.catch_up_locked()  # the client has seen a newer table: notices were missed
+            if (
+                message.version is not None
+                and message.version > self.table.version
+                and self._checked_version != self.table.version  # read the store once per version
+            ):
+                await self._catch_up()  # the client has seen a newer table: notices were missed
             seen = self.acks.get(message.id)
-            if seen is not None:  # a retry: answered again, never applied twice
-                if seen.seat != conn.seat:
-                    raise Refusal("bad_message", f"action id {message.id!r} was used by another seat")
-                conn.send(Ack(id=message.id, version=seen.version))
-                return
-            change = table_commands.play(
-                self.table,
-                seat=conn.seat,
-                action=message.action.to_action(),
-                at=self.clock.now(),
-                client_id=message.id,
-                version=message.version,
-            )
-            await self.commit(change, ack=(conn, message.id))
-        ACTION_LATENCY.observe(time.perf_counter() - started)
+            if seen is None:
+                try:
+                    change = table_commands.play(
+                        self.table,
+                        seat=conn.seat,
+                        action=message.action.to_action(),
+                        at=self.clock.now(),
+                        client_id=message.id,
+                        version=message.version,
+                    )
+                    await self.commit(change, ack=(conn, message.id))
+                    ACTION_LATENCY.observe(time.perf_counter() - started)
+                    return
+                except (VersionConflict, Refusal) as exc:
+                    seen = await self._ack_from_store(message.id, exc)
+            if seen.seat != conn.seat:
+                raise Refusal("bad_message", f"action id {message.id!r} was used by another seat")
+            conn.send(Ack(id=message.id, version=seen.version))  # a retry: never applied twice
 
-    async def act(self, now: datetime) -> None:
-        """The driver's call: play the move that is due, and announce seats whose grace period ended."""
-        await requests.server_move(self, now)
+    async def _ack_from_store(self, action_id: str, refused: Exception) -> AckRecord:
+        """A move refused as stale (or beaten to the store) may be a retry of one applied through another
+        process that this cache has not heard of: its ack is read from the log. Otherwise the refusal
+        stands. Under the lock."""
+        stale = isinstance(refused, VersionConflict) or (
+            isinstance(refused, Refusal) and refused.code == "stale_version"
+        )
+        if not stale or not self.broadcaster.shared:
+            raise refused
+        seen = await self.store.ack_of(self.code, action_id)
+        if seen is None:
+            raise refused
+        await self._catch_up()
+        return seen
+
+    def _hint(self, conn: Connection) -> None:
+        """The best discard, to this socket only; one search per seat and version however often asked."""
+        hint = self._hints.get(conn.seat) if conn.seat is not None else None
+        if hint is None:
+            hint = talk.hint(self.table, conn.seat)
+            self._hints[conn.seat] = hint  # type: ignore[index]  # talk.hint refused a spectator
+        conn.send(hint)
+
+    # ----- seats, requests and the lobby ------------------------------------------------------------------
 
     async def join(
         self, name: str, seat: int | None = None, *, program: bool = False
     ) -> tuple[int | None, str | None]:
-        """REST join: the next open seat, or that bot's seat. (None, None): watch (full or started)."""
-        return await requests.join(self, name, seat, program=program)
+        """REST join: the next open seat; (None, None): watch instead (full or started). With ``seat`` (a
+        bot's), a request for it is made for a new token: (None, token); the seat passes once approved."""
+        token = new_token()
+        now = self.clock.now()
+        async with self.lock:
+            if seat is not None:
+                await self._commit_fresh(
+                    seat_changes.request_seat(index=seat, name=name, token_hash=hash_token(token), at=now)
+                )
+                return None, token
+            change = await self._commit_fresh(
+                seat_changes.join(name=name, token_hash=hash_token(token), at=now, program=program)
+            )
+        return (None, None) if change is None else (change.seats_taken[0], token)
+
+    async def _seat_request(self, conn: Connection, message: RequestSeat | WithdrawRequest) -> None:
+        """A spectator asks for a bot's seat (or takes the request back). One who has no token is given
+        one: it identifies the request, and opens the seat once it passes."""
+        if conn.seat is not None:
+            raise Refusal("already_seated", f"you play seat {conn.seat} already; one person holds one seat")
+        self.request_limit.check(-conn.id)  # spectators have no seat: each socket is limited on its own
+        now = self.clock.now()
+        if isinstance(message, WithdrawRequest):
+            if conn.token_hash is not None:
+                async with self.lock:
+                    await self._commit_fresh(
+                        seat_changes.withdraw_request(token_hash=conn.token_hash, at=now)
+                    )
+            return
+        name = None
+        if message.name is not None:
+            name = clean_name(message.name, max_length=self.settings.max_name_length, code="bad_message")
+        before, token = conn.token_hash, None
+        if before is None:
+            token = new_token()
+        token_hash = before if before is not None else hash_token(token or "")
+        conn.token_hash = token_hash  # known by its token first: a seat handed over at once finds it
+        try:
+            async with self.lock:
+                await self._commit_fresh(
+                    seat_changes.request_seat(index=message.seat, name=name, token_hash=token_hash, at=now)
+                )
+        except BaseException:
+            conn.token_hash = before
+            raise
+        conn.send(SeatRequested(seat=message.seat, token=token))
+
+    async def _requester_left(self, conn: Connection) -> None:
+        """A spectator that asked for a seat went away: with no other socket of theirs here, it goes."""
+        self.request_limit.forget(-conn.id)
+        token_hash = conn.token_hash
+        if conn.seat is not None or token_hash is None or self.closing:
+            return
+        if any(c.token_hash == token_hash for c in self.presence.joined() if c is not conn):
+            return
+        if not seat_changes.unanswered_request(self.table, token_hash):
+            return
+        async with self.lock:
+            await self._commit_fresh(
+                seat_changes.withdraw_request(token_hash=token_hash, at=self.clock.now())
+            )
+
+    async def _lobby(self, conn: Connection, message: ClientMessage) -> None:
+        """The host's lobby commands (rate-limited per seat). Who the host is, is judged on the table each
+        attempt is made on: the role may have moved through another process since this cache was read."""
+        seat = conn.seat
+        if seat is None:
+            raise Refusal("not_seated", "only the host can do that; spectators cannot")
+        if seat != self.table.host_seat and not self.broadcaster.shared:  # one process: the cache is true
+            raise Refusal("not_host", seat_changes.NOT_HOST)
+        self.lobby_limit.check(seat)
+        async with self.lock:
+            if seat != self.table.host_seat and self.broadcaster.shared:  # made host elsewhere just now?
+                await self._catch_up()
+            await self._commit_fresh(seat_changes.lobby(seat, message, self.clock.now()))
+
+    # ----- the pause between rounds, and the lobby's ready check (not stored) -----------------------------
+
+    async def _continue_round(self, conn: Connection) -> None:
+        """A player pressed Continue on the round's results: everyone sees it, and the pause ends once every
+        present player has. Outside a pause it is ignored."""
+        if conn.seat is None:
+            raise Refusal("not_seated", "only players at the table can continue; spectators wait")
+        async with self.lock:
+            now = self.clock.now()
+            table = pause.continue_round(
+                self.table, seat=conn.seat, present=self.presence.connected_seats(),
+                length=self.timing.round_break, now=now,
+            )  # fmt: skip
+            if table is None:
+                return
+            self._advance(table, at=now)
+        await self.publish_presence()
+
+    async def _ready(self, conn: Connection) -> None:
+        """A seated person says they are in for the next game (the lobby's ready check)."""
+        if conn.seat is None:
+            raise Refusal("not_seated", "only players at the table can say they are ready")
+        self.lobby_limit.check(conn.seat)
+        async with self.lock:
+            table = pause.ready(self.table, seat=conn.seat)
+            if table is None:
+                return
+            self._advance(table, at=self.clock.now())
+        await self.publish_presence()
+
+    async def _settle_pause(self) -> None:
+        """Someone left: the pause ends if everyone still present has pressed Continue."""
+        async with self.lock:
+            now = self.clock.now()
+            table = pause.settle(
+                self.table, present=self.presence.connected_seats(), length=self.timing.round_break, now=now
+            )
+            if table is None:
+                return
+            self._advance(table, at=now)
+        await self.publish_presence()
+
+    # ----- the server's own moves -------------------------------------------------------------------------
+
+    async def act(self, now: datetime) -> None:
+        """The driver's call: hand the host role on when the host is gone, play the move that is due (a
+        bot's, or one for a person out of time or away) through the same command and commit as anyone's,
+        and announce seats whose grace period just ended."""
+        away = self.presence.away(self.table)
+        if announce := auto_announcement_due(self.table, away, self.presence.announced, now, self.timing):
+            self.presence.announced = now
+        async with self.lock:
+            now = self.clock.now()
+            successor = host_handover(self.table, self.presence.away(self.table), now, self.timing)
+            if successor is not None and not self.closing:
+                await self.commit(table_commands.make_host(self.table, index=successor, at=now))
+            due = due_move(self.table, self.presence.away(self.table), now, self.timing)
+            if self.closing or due is None or self.table.game is None:
+                if announce:
+                    await self.publish_presence()
+                return
+            action = choose_action(self.table.game, due.seat, due.level, self.table.game_seed)
+            change = table_commands.play(self.table, seat=due.seat, action=action, at=now)
+            auto = not self.table.seats[due.seat].is_bot
+            await self.commit(replace(change, auto=auto))
 
     async def close(self) -> None:
         """Stop the driver and stop listening (shutdown or eviction); the caller closes the sockets."""
@@ -282,6 +694,9 @@ class Room:
         self.closing = True
         async with self.lock:  # let a move in flight finish and commit; no new one starts once closing
             pass
+        if self._following is not None:
+            self._following.cancel()
+            await asyncio.gather(self._following, return_exceptions=True)
         await self.driver.close()
         await self.presence_news.close()
         if self.leases is not None:

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from app.config import Settings
-from app.rooms import Room, RoomManager
-from app.rooms.broadcast import Notice
+from app.rooms import Room, RoomManager, peers
 from app.store import Store, run_migrations
 from app.table import NO_PAUSE
 from app.table.schedule import turn_deadline
@@ -184,14 +183,15 @@ async def test_another_process_hears_who_continued(
     for sock in sockets:
         await sock.say({"type": "continue"})
     assert room.table.pause.ended == clock.now()
-    said = json.loads(json.dumps({**room.others.here(), "process": "another"}))  # as Redis carries it
+    said = json.loads(json.dumps(peers.here("another", room.table, room.presence)))  # as Redis carries it
 
     store = Store(sqlite_url)
     second = RoomManager(store=store, settings=paused_settings(sqlite_url), clock=clock)
     try:
         there = await second.get(room.code)
         assert there is not None and there.table.pause == NO_PAUSE
-        assert there.others.heard(Notice(room.code, "presence", room.table.version, said))
+        heard = peers.here_said(said, there.table, max_spectators=10)
+        assert heard is not None and there.heard_here(heard)
         assert there.table.pause == room.table.pause
         deadline = clock.now() + timedelta(seconds=30)
         assert turn_deadline(there.table, there.timing) == turn_deadline(room.table, room.timing) == deadline

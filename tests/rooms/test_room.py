@@ -354,9 +354,15 @@ async def test_reactions_reach_the_table_and_count_with_the_chat(manager: RoomMa
     assert watcher.drain() == [{"type": "reaction", "seat": 0, "emoji": "👏"}]
     assert codes(await watcher.say({"type": "react", "emoji": "👍"})) == ["not_seated"]
     assert host.drain() == []  # a refused reaction is heard by nobody
-    # A reaction made through another process arrives as a notice (Redis) and reaches these sockets too.
+    # A reaction made through another process arrives as a notice (Redis) and reaches these sockets too;
+    # one from a seat that is not a person's at this table is nobody's, and is dropped.
+    await room.join("Bob")
+    watcher.drain(), host.drain()
+    version = room.table.version
     room._on_notice(Notice(room.code, "reaction", room.table.version, {"seat": 1, "emoji": "😂"}))
     assert watcher.drain() == host.drain() == [{"type": "reaction", "seat": 1, "emoji": "😂"}]
+    room._on_notice(Notice(room.code, "reaction", room.table.version, {"seat": 3, "emoji": "😂"}))
+    assert watcher.drain() == host.drain() == []
     # Only the offered few: anything else is a malformed message, refused before it reaches the room.
     for emoji in ("💩", "👍👍", "", 7):
         with pytest.raises(MessageRefused) as refused:
