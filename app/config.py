@@ -35,6 +35,10 @@ class Settings(BaseSettings):
     # Several processes on one PostgreSQL: their shared Redis (pub/sub of table changes, driver leases), e.g.
     # redis://127.0.0.1:6379/0. Empty: one process, nothing else to run.
     redis_url: str = ""
+    # A secret every process of one site shares: notices on Redis are signed with it (HMAC-SHA256) and one
+    # without a good signature is dropped, so whoever reaches Redis cannot speak for a process. Empty: not
+    # signed (keep Redis private: no public port, a password or ACL; see docs/security.md).
+    redis_notice_key: str = Field(default="", repr=False)
     # How long a process's lease on a table's bots and timers lasts without renewal (its takeover time).
     lease_ms: int = Field(default=2000, ge=200, le=60_000)
 

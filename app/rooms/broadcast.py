@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import logging
 import uuid
 from collections import defaultdict
@@ -97,9 +99,10 @@ class InProcessBroadcaster:
         self._listeners.clear()
 
 
-def encode_notice(notice: Notice, process_id: str) -> str:
-    """A notice as published on Redis (orjson: every committed move of every table is encoded here)."""
-    return orjson.dumps(
+def encode_notice(notice: Notice, process_id: str, key: bytes = b"") -> str:
+    """A notice as published on Redis (orjson: every committed move of every table is encoded here); with a
+    ``key``, prefixed by its HMAC-SHA256 and a dot."""
+    body = orjson.dumps(
         {
             "from": process_id,
             "room": notice.room,
@@ -109,6 +112,11 @@ def encode_notice(notice: Notice, process_id: str) -> str:
         },
         option=orjson.OPT_NON_STR_KEYS,
     ).decode()
+    return f"{_signature(key, body)}.{body}" if key else body
+
+
+def _signature(key: bytes, body: str) -> str:
+    return hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
 
 
 class _Envelope(BaseModel):
@@ -124,8 +132,13 @@ class _Envelope(BaseModel):
     payload: dict[str, Any]
 
 
-def decode_notice(data: str | bytes) -> tuple[str, Notice]:
-    """(the publishing process, the notice); ValueError for anything that is not a notice."""
+def decode_notice(data: str, key: bytes = b"") -> tuple[str, Notice]:
+    """(the publishing process, the notice); ValueError for anything that is not a notice (or, with a
+    ``key``, not signed with it)."""
+    if key:
+        signature, _, data = data.partition(".")
+        if not hmac.compare_digest(signature, _signature(key, data)):
+            raise ValueError("a notice without a good signature")
     try:
         raw = _Envelope.model_validate_json(data)
     except ValidationError as exc:
@@ -143,12 +156,13 @@ class RedisBroadcaster:
 
     shared = True
 
-    def __init__(self, url: str, *, on_resync: Resync | None = None) -> None:
+    def __init__(self, url: str, *, on_resync: Resync | None = None, key: str = "") -> None:
         import redis.asyncio as aioredis
         from redis.asyncio.retry import Retry
         from redis.backoff import ExponentialWithJitterBackoff
 
         self.process_id = uuid.uuid4().hex[:12]
+        self._key = key.encode()  # signs and checks every notice on Redis (empty: unsigned)
         # A blocking pool: at saturation hundreds of moves publish at once, and each waits for one of the
         # pool's connections (a free one comes back within a round trip) instead of failing for want of one.
         # Its connections retry a command that meets a dead connection (Redis restarted: every pooled
@@ -202,7 +216,7 @@ class RedisBroadcaster:
         if len(self._outbox) >= OUTBOX_LIMIT:
             self.dropped += 1
             return
-        self._outbox.append((CHANNEL_PREFIX + notice.room, encode_notice(notice, self.process_id)))
+        self._outbox.append((CHANNEL_PREFIX + notice.room, encode_notice(notice, self.process_id, self._key)))
         self._outbox_ready.set()
 
     async def _publish_outbox(self) -> None:
@@ -295,7 +309,7 @@ class RedisBroadcaster:
 
     def _received(self, data: str) -> None:
         try:
-            sender, notice = decode_notice(data)
+            sender, notice = decode_notice(data, self._key)
         except ValueError:
             log.warning("ignored a malformed notice on Redis")
             return

@@ -48,7 +48,9 @@ class RoomManager:
         self.leases: Leases | None = None
         self.redis: RedisBroadcaster | None = None
         if broadcaster is None and settings.redis_url:
-            self.redis = RedisBroadcaster(settings.redis_url, on_resync=self._resync)
+            self.redis = RedisBroadcaster(
+                settings.redis_url, on_resync=self._resync, key=settings.redis_notice_key
+            )
             self.leases = RedisLeases(self.redis.redis, self.redis.process_id, settings.lease_ms)
             broadcaster = self.redis
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()

@@ -284,3 +284,18 @@ async def test_a_hint_is_searched_once_per_seat_and_version(
     answers = [(await sock.say({"type": "hint"}))[0] for _ in range(10)]
     assert answers[0]["type"] == "hint" and all(a == answers[0] for a in answers)
     assert len(searches) == 1
+
+
+def test_a_notice_is_read_strictly_and_checked_against_its_signature() -> None:
+    from app.rooms.broadcast import decode_notice, encode_notice
+
+    notice = Notice("ROOM", "state", 7, {"a": 1})
+    assert decode_notice(encode_notice(notice, "p1")) == ("p1", notice)
+    assert decode_notice(encode_notice(notice, "p1", b"k"), b"k") == ("p1", notice)
+    for bad in ("nope", "[]", '{"from": "p", "room": "R", "kind": "state", "version": "7", "payload": {}}'):
+        with pytest.raises(ValueError):
+            decode_notice(bad)
+    with pytest.raises(ValueError):
+        decode_notice(encode_notice(notice, "p1"), b"k")  # unsigned, where notices must be signed
+    with pytest.raises(ValueError):
+        decode_notice(encode_notice(notice, "p1", b"other"), b"k")

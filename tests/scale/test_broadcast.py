@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from app.rooms.broadcast import Notice, RedisBroadcaster
+from app.rooms.broadcast import Notice, RedisBroadcaster, encode_notice
 from app.rooms.lease import RedisLeases
 
 from .cluster import RedisServer
@@ -91,3 +91,37 @@ async def test_after_redis_restarts_the_first_notice_and_lease_go_through(pair: 
         assert sender.dropped == 0
     finally:
         await leases.close()
+
+
+async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path) -> None:
+    """Whoever reaches Redis publishes junk and forged notices on a room's channel: each is dropped on its
+    own (the subscription stays up, no room is told to resync), and with a notice key a notice without its
+    signature is dropped too, while the processes' own notices go through."""
+    server = RedisServer(tmp_path)
+    server.start()
+    key = "a shared secret"
+    sender, receiver = RedisBroadcaster(server.url, key=key), RedisBroadcaster(server.url, key=key)
+    resyncs: list[str | None] = []
+    receiver.on_resync = resyncs.append
+    heard: list[int] = []
+    receiver.subscribe("ROOM", lambda notice: heard.append(notice.version))
+    sender.subscribe("ROOM", lambda _notice: None)
+    forger = aioredis.Redis.from_url(server.url)
+    try:
+        sender.start()
+        receiver.start()
+        await _until(lambda: sender.up and receiver.up)
+        resyncs.clear()
+        unsigned = encode_notice(Notice("ROOM", "state", 99), "forger")
+        wrongly_signed = encode_notice(Notice("ROOM", "state", 98), "forger", b"guessed")
+        for junk in ("not json", "[1, 2]", '{"from": 1}', unsigned, wrongly_signed):
+            await forger.publish("tt:room:ROOM", junk)
+        await sender.publish(Notice("ROOM", "state", 7))
+        await _until(lambda: heard == [7])
+        await asyncio.sleep(0.2)
+        assert heard == [7] and receiver.up and receiver.reconnects == 0 and resyncs == []
+    finally:
+        await forger.aclose()
+        await sender.close()
+        await receiver.close()
+        server.kill()
