@@ -56,6 +56,8 @@ class RoomManager:
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
         self._heartbeat: asyncio.Task[None] | None = None
         self.peers: dict[str, float] = {}  # another process -> when it was last heard (monotonic)
+        self._checking: asyncio.Task[None] | None = None  # the tables' check against the store, if running
+        self._peer_died = False  # a peer fell silent since the last check at once
         self.rooms: dict[str, Room] = {}
         self._loading: dict[str, tuple[asyncio.Lock, list[int]]] = {}  # code -> (lock, [callers waiting])
         self._sweeper: asyncio.Task[None] | None = None
@@ -98,8 +100,12 @@ class RoomManager:
                 await self.broadcaster.publish(Notice(EVERY_ROOM, "here", 0, payload))
             except Exception:
                 log.exception("the presence heartbeat failed")
-            if dead or beats % SWEEP_BEATS == 0:
-                await self.check_rooms(at_once=bool(dead))
+            self._peer_died = self._peer_died or bool(dead)
+            due = self._peer_died or beats % SWEEP_BEATS == 0
+            if due and (self._checking is None or self._checking.done()):
+                # In a task of its own: a slow store never delays the heartbeat (peers would think us dead).
+                at_once, self._peer_died = self._peer_died, False
+                self._checking = asyncio.create_task(self.check_rooms(at_once=at_once), name="store-check")
 
     async def check_rooms(self, *, at_once: bool) -> None:
         """Read the stored version of every loaded table in one query, and let each room judge its cache
@@ -256,9 +262,10 @@ class RoomManager:
             await asyncio.gather(self._sweeper, return_exceptions=True)
         await self.announce_restart(flush_seconds=0)
         self.rooms.clear()
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            await asyncio.gather(self._heartbeat, return_exceptions=True)
+        for task in (self._heartbeat, self._checking):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         if self.leases is not None:
             await self.leases.close()
         await self.broadcaster.close()
