@@ -13,7 +13,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from app.api.request_deadline import deadline_protocol
-from app.api.ws_deflate import LeanDeflateProtocol
+from app.api.ws_deflate import websocket_protocol
 from app.config import Settings, get_settings
 from app.logs import configure_logging
 from app.main import create_app
@@ -51,9 +51,12 @@ def uvicorn_config(settings: Settings, app: FastAPI) -> uvicorn.Config:
         port=settings.port,
         log_level=settings.log_level.lower(),
         log_config=None,  # app.logs configures JSON lines for uvicorn's loggers too
-        # Frames somewhat over the limit get a `too_large` error; far over it, the socket is closed (1009).
-        ws_max_size=max(65536, 8 * settings.max_frame_bytes),
-        ws=LeanDeflateProtocol,  # permessage-deflate in about 32 KiB per socket instead of 50 (ws_deflate)
+        # Messages somewhat over MAX_FRAME_BYTES get a `too_large` error; over this, the socket is closed
+        # (1009) before more of it is inflated.
+        ws_max_size=settings.ws_max_message_bytes,
+        # permessage-deflate in about 32 KiB per socket instead of 50, and at most WS_MAX_QUEUED_BYTES of a
+        # socket's messages inflated ahead of the app (ws_deflate).
+        ws=websocket_protocol(settings.ws_max_queued_bytes),
         ws_per_message_deflate=settings.ws_compression,
         ws_ping_interval=20,
         ws_ping_timeout=20,

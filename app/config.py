@@ -6,7 +6,7 @@ import ipaddress
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/three-thirteen.db"
@@ -52,6 +52,12 @@ class Settings(BaseSettings):
     round_break_seconds: int = Field(default=20, ge=0, le=300)
 
     max_frame_bytes: int = Field(default=8192, ge=256)
+    # A message longer than this (after inflating) closes its socket with 1009, inflated no further; from
+    # MAX_FRAME_BYTES up to this it gets a `too_large` error. At least MAX_FRAME_BYTES.
+    ws_max_message_bytes: int = Field(default=16384, ge=256, le=1 << 20)
+    # Inflated bytes of one socket's messages held for the app before the server stops reading that socket
+    # (a compressed 64 KB message is about 100 bytes on the wire: without this, one read could hold 100 MB).
+    ws_max_queued_bytes: int = Field(default=65536, ge=1024, le=16 << 20)
     # permessage-deflate on WebSockets: each socket's messages are compressed, for about 32 KiB of zlib
     # state per socket (app.api.ws_deflate) and CPU per message sent. Off: states travel as plain JSON
     # (a few KB each).
@@ -84,6 +90,12 @@ class Settings(BaseSettings):
                 # which uvicorn would otherwise take for a host name and silently never match.
                 ipaddress.ip_network(item)
         return value
+
+    @model_validator(mode="after")
+    def _messages_fit_the_socket(self) -> Settings:
+        if self.ws_max_message_bytes < self.max_frame_bytes:
+            raise ValueError("WS_MAX_MESSAGE_BYTES must be at least MAX_FRAME_BYTES")
+        return self
 
     @property
     def origins(self) -> list[str]:

@@ -1,4 +1,5 @@
-"""uvicorn's WebSocket protocol with permessage-deflate sized for this game's messages.
+"""uvicorn's WebSocket protocol with permessage-deflate sized for this game's messages, reading no faster
+than the app takes messages.
 
 Each socket keeps a compressor (server to client) and a decompressor (client to server) for as long as it
 is open; with uvicorn's settings (12 window bits both ways, memLevel 5) they hold about 50 KiB per socket,
@@ -12,12 +13,22 @@ a quarter of the server's memory at 1,000 sockets. Measured on whole games' stat
 - the client's messages are a few small actions: a 512-byte window (9 bits) for them takes the
   decompressor from 12 KiB to 8 KiB. Browsers offer ``client_max_window_bits`` and so accept it; a client
   that does not offer it keeps its default window, as with uvicorn's own settings.
+
+**Memory a socket can make the server hold.** Compressed, a 64 KB message of spaces is about 100 bytes
+on the wire. uvicorn hands everything one read from the socket (up to 256 KiB) to the parser, which inflates
+every complete frame in it before reading pauses: one read could queue a hundred megabytes. Here the parser
+is fed one frame at a time, and only while the messages waiting for the app hold less than
+``max_queued_bytes`` (inflated); the rest of the read waits, raw, and the socket is not read again until
+the app has taken what was queued. A message is inflated only up to uvicorn's ``ws_max_size``
+(``WS_MAX_MESSAGE_BYTES``: websockets passes it to zlib as ``max_length``, so a bomb is never inflated
+whole); a longer one closes the socket with 1009.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from uvicorn._types import ASGIReceiveEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 from websockets.server import ServerProtocol
@@ -25,6 +36,7 @@ from websockets.server import ServerProtocol
 SERVER_WINDOW_BITS = 12
 CLIENT_WINDOW_BITS = 9
 MEM_LEVEL = 2
+END_OF_REQUEST = b"\r\n\r\n"
 
 
 def deflate_factory() -> ServerPerMessageDeflateFactory:
@@ -35,8 +47,26 @@ def deflate_factory() -> ServerPerMessageDeflateFactory:
     )
 
 
-class LeanDeflateProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's sans-I/O websockets protocol; only the permessage-deflate settings differ."""
+def frame_size(data: bytes | bytearray) -> int | None:
+    """The length of the WebSocket frame ``data`` starts with (header and payload, RFC 6455 5.2), or None
+    while its header is incomplete. Whether the frame is valid is the parser's business."""
+    if len(data) < 2:
+        return None
+    length, header = data[1] & 0x7F, 2
+    if length >= 126:
+        extra = 2 if length == 126 else 8
+        if len(data) < 2 + extra:
+            return None
+        length, header = int.from_bytes(data[2 : 2 + extra], "big"), 2 + extra
+    mask = 4 if data[1] & 0x80 else 0
+    return header + mask + length
+
+
+class BoundedDeflateProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's sans-I/O websockets protocol with this game's permessage-deflate settings, which inflates
+    at most ``max_queued_bytes`` (plus one message) of a socket's messages ahead of the app."""
+
+    max_queued_bytes = 65536
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -44,3 +74,72 @@ class LeanDeflateProtocol(WebSocketsSansIOProtocol):
             self.conn = ServerProtocol(
                 extensions=[deflate_factory()], max_size=self.config.ws_max_size, logger=self.conn.logger
             )
+        self.unread = bytearray()  # read from the socket, not yet given to the parser
+        self.frame_left = 0  # bytes of the frame being parsed that the parser has not had yet
+        self.queued_bytes = 0  # inflated bytes of the messages queued for the app
+
+    def data_received(self, data: bytes) -> None:
+        self.unread += data
+        self.parse_unread()
+
+    def parse_unread(self) -> None:
+        """Give the parser the handshake, then one frame after another until the app has enough queued;
+        pause reading the socket while a frame waits here."""
+        while self.unread and self._may_parse() and not self.transport.is_closing():
+            chunk = self._next_chunk()
+            if not chunk:
+                break  # the rest of a request or frame header is still to come
+            self.conn.receive_data(chunk)
+            if self.conn.parser_exc is not None:
+                self.unread.clear()
+                self.handle_parser_exception()
+                return
+            self.handle_events()
+        if self.unread and not self._may_parse() and not self.read_paused:
+            self.read_paused = True
+            self.transport.pause_reading()
+
+    def _may_parse(self) -> bool:
+        # Once the app has closed the socket, uvicorn drops messages: parse on to read the peer's close.
+        return self.conn.parser_exc is None and (self.queued_bytes < self.max_queued_bytes or self.close_sent)
+
+    def _next_chunk(self) -> bytes:
+        """Bytes of ``unread`` that end at or before the end of the request or of the next frame."""
+        if not self.handshake_initiated:  # frames sent along with the request wait their turn too
+            end = self.unread.find(END_OF_REQUEST)
+            # Without the blank line yet, all but its possible first three bytes belong to the request.
+            size = end + len(END_OF_REQUEST) if end >= 0 else len(self.unread) - (len(END_OF_REQUEST) - 1)
+        else:
+            if self.frame_left == 0:
+                self.frame_left = frame_size(self.unread) or 0
+            size = min(self.frame_left, len(self.unread))
+            self.frame_left -= size
+        if size <= 0:
+            return b""
+        chunk = bytes(self.unread[:size])
+        del self.unread[:size]
+        return chunk
+
+    def send_receive_event_to_app(self) -> None:
+        if not self.close_sent:  # otherwise uvicorn drops the message
+            self.queued_bytes += sum(len(frame) for frame in self.frames)
+        super().send_receive_event_to_app()
+
+    async def receive(self) -> ASGIReceiveEvent:
+        message = await self.queue.get()
+        if message["type"] == "websocket.receive":
+            text, data = message.get("text"), message.get("bytes")
+            size = len(text.encode()) if text is not None else len(data or b"")
+            self.queued_bytes = self.queued_bytes - size if not self.queue.empty() else 0
+            self.parse_unread()
+        # uvicorn resumes reading once the queue is empty; here also only once no frame waits unparsed
+        # (with the queue empty, parse_unread left at most part of a frame header).
+        if self.read_paused and self.queue.empty():
+            self.read_paused = False
+            self.transport.resume_reading()
+        return message
+
+
+def websocket_protocol(max_queued_bytes: int) -> type[BoundedDeflateProtocol]:
+    """The protocol class for uvicorn's ``ws`` setting, with this bound on the inflated bytes queued."""
+    return type("BoundedDeflateProtocol", (BoundedDeflateProtocol,), {"max_queued_bytes": max_queued_bytes})
