@@ -37,6 +37,7 @@ SERVER_WINDOW_BITS = 12
 CLIENT_WINDOW_BITS = 9
 MEM_LEVEL = 2
 END_OF_REQUEST = b"\r\n\r\n"
+CLOSE_OPCODE = 0x8
 
 
 def deflate_factory() -> ServerPerMessageDeflateFactory:
@@ -77,6 +78,8 @@ class BoundedDeflateProtocol(WebSocketsSansIOProtocol):
         self.unread = bytearray()  # read from the socket, not yet given to the parser
         self.frame_left = 0  # bytes of the frame being parsed that the parser has not had yet
         self.queued_bytes = 0  # inflated bytes of the messages queued for the app
+        self.dropping = False  # whether the frame being read is dropped (the app has closed the socket)
+        self.dropped_bytes = 0
 
     def data_received(self, data: bytes) -> None:
         self.unread += data
@@ -87,8 +90,10 @@ class BoundedDeflateProtocol(WebSocketsSansIOProtocol):
         pause reading the socket while a frame waits here."""
         while self.unread and self._may_parse() and not self.transport.is_closing():
             chunk = self._next_chunk()
-            if not chunk:
+            if chunk is None:
                 break  # the rest of a request or frame header is still to come
+            if not chunk:
+                continue  # dropped
             self.conn.receive_data(chunk)
             if self.conn.parser_exc is not None:
                 self.unread.clear()
@@ -103,8 +108,9 @@ class BoundedDeflateProtocol(WebSocketsSansIOProtocol):
         # Once the app has closed the socket, uvicorn drops messages: parse on to read the peer's close.
         return self.conn.parser_exc is None and (self.queued_bytes < self.max_queued_bytes or self.close_sent)
 
-    def _next_chunk(self) -> bytes:
-        """Bytes of ``unread`` that end at or before the end of the request or of the next frame."""
+    def _next_chunk(self) -> bytes | None:
+        """Bytes of ``unread`` that end at or before the end of the request or of the next frame (empty:
+        they were dropped; None: nothing to parse until more arrives)."""
         if not self.handshake_initiated:  # frames sent along with the request wait their turn too
             end = self.unread.find(END_OF_REQUEST)
             # Without the blank line yet, all but its possible first three bytes belong to the request.
@@ -112,10 +118,20 @@ class BoundedDeflateProtocol(WebSocketsSansIOProtocol):
         else:
             if self.frame_left == 0:
                 self.frame_left = frame_size(self.unread) or 0
+                # Once the app has closed the socket only the peer's close matters: other frames are
+                # dropped uninflated, and a peer that sends more than max_queued_bytes of them instead of
+                # its close reply is cut off (it would be after uvicorn's close timeout, 10 s, anyway).
+                self.dropping = self.close_sent and self.unread[0] & 0x0F != CLOSE_OPCODE
             size = min(self.frame_left, len(self.unread))
             self.frame_left -= size
+            if self.dropping and size:
+                del self.unread[:size]
+                self.dropped_bytes += size
+                if self.dropped_bytes > self.max_queued_bytes:  # no close reply coming: a flood
+                    self.transport.close()
+                return b""
         if size <= 0:
-            return b""
+            return None
         chunk = bytes(self.unread[:size])
         del self.unread[:size]
         return chunk
