@@ -1,6 +1,6 @@
 """Measure the WebSocket flood and size limits of a running server, as a client sees them.
 
-    python -m app &                                   # default settings: 20 messages/s, 8 KiB frames
+    python -m app &                   # default settings: 20 messages/s, 8 KiB frames, 16 KiB messages
     python benchmarks/ws_limits.py http://127.0.0.1:8000
 
 Opens one room (one POST /api/rooms), then, each on a fresh socket of its seat: bursts of pings sent at
@@ -20,7 +20,7 @@ import httpx
 import websockets
 
 BURSTS = (40, 60, 88, 89, 90, 200)
-SIZES = (8192, 8193, 65536, 65537, 1 << 20)
+SIZES = (8192, 8193, 16384, 16385, 65536, 1 << 20)
 
 
 async def seated_socket(ws_url: str, token: str) -> Any:

@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
+from app.config import Settings
 from tests.api.wsclient import Client, create_room, free_port
 from tests.server_process import server_env, start, stop_process, wait_ready
 
@@ -77,3 +79,9 @@ async def test_a_message_over_the_limit_closes_the_socket_before_it_is_inflated(
     await player.next("pong", timeout=5)
     await player.close()
     await flooder.close()
+
+
+def test_the_message_limit_is_at_least_the_frame_limit() -> None:
+    with pytest.raises(ValidationError, match="WS_MAX_MESSAGE_BYTES"):
+        Settings(max_frame_bytes=8192, ws_max_message_bytes=4096)
+    assert Settings().ws_max_message_bytes >= Settings().max_frame_bytes
