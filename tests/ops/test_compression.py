@@ -1,10 +1,12 @@
 """``WS_COMPRESSION``: the server offers permessage-deflate to WebSocket clients only when it is on, with
-the window sizes of ``app.api.ws_deflate``."""
+the window sizes of ``app.api.ws_deflate``; ``WS_MAX_MESSAGE_BYTES`` and ``WS_MAX_QUEUED_BYTES`` reach it."""
 
 from __future__ import annotations
 
 import pytest
 
+from app.__main__ import build_server
+from app.api.ws_deflate import BoundedDeflateProtocol
 from tests.api.wsclient import Client, create_room, running_server, server_settings
 
 
@@ -23,3 +25,10 @@ async def test_websocket_compression_follows_the_setting(sqlite_url: str, compre
                 assert "client_max_window_bits=9" in accepted, accepted
         finally:
             await client.close()
+
+
+def test_the_socket_memory_bounds_follow_the_settings(sqlite_url: str) -> None:
+    settings = server_settings(sqlite_url, ws_max_message_bytes=20000, ws_max_queued_bytes=4096)
+    config = build_server(settings).config
+    assert config.ws_max_size == 20000  # the largest message, inflated no further (closed 1009 beyond)
+    assert issubclass(config.ws, BoundedDeflateProtocol) and config.ws.max_queued_bytes == 4096
