@@ -1,15 +1,58 @@
-"""A move inside a round, as the hot path writes it: the room's version check, the log row and the game's
-version, and nothing else (no snapshot). ``pg_moves`` writes one as a single statement on asyncpg;
-``sqlite_moves`` writes every one that queued for SQLite's writer in a single call on a thread."""
+"""A move's SQL, defined once: the room's version check, the log row and the game's version.
+
+Every path that writes a move derives its statements from the Core statements here: the store's general path
+executes them through SQLAlchemy (adding the snapshot of a move that ends a round), ``sqlite_moves`` runs
+them compiled for SQLite on a plain ``sqlite3`` connection, and ``pg_moves`` runs them composed into one
+statement (data-modifying CTEs) compiled for asyncpg. Each is compiled once, at start-up (``Positional``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
+from typing import Any
 
+from sqlalchemy import Select, bindparam, exists, func, insert, select, update
+from sqlalchemy import Table as SqlTable
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.expression import ClauseElement
 
-class MoveNotApplied(Exception):
-    """The room was not at the version the move was made from (nothing of it was written)."""
+from .errors import VersionConflict
+from .models import ActionRow, GameRow, RoomRow
+
+# The tables themselves, for Core statements on the hot path (every move) without the ORM's unit of work.
+ROOMS: SqlTable = RoomRow.__table__  # type: ignore[assignment]
+ACTIONS: SqlTable = ActionRow.__table__  # type: ignore[assignment]
+GAMES: SqlTable = GameRow.__table__  # type: ignore[assignment]
+
+# The parameters' names are no column's name: one mapping of them (``MoveRow.params``) serves every
+# statement of the move, and SQLAlchemy never takes one of them for a column to set.
+MOVE_ROOM = (
+    update(ROOMS)
+    .where(ROOMS.c.code == bindparam("m_code"), ROOMS.c.version == bindparam("m_from"))
+    .values(version=bindparam("m_version"), status=bindparam("m_status"))
+)
+# The log row's columns and their values (typed as the columns are, so each binds as the ORM binds it).
+ACTION_VALUES = {
+    column: bindparam(name, type_=ACTIONS.c[column].type)
+    for column, name in (
+        ("game_id", "m_game"),
+        ("seq", "m_seq"),
+        ("seat", "m_seat"),
+        ("action", "m_action"),
+        ("client_id", "m_client"),
+        ("version", "m_version"),
+        ("created_at", "m_at"),
+    )
+}
+INSERT_ACTION = insert(ACTIONS).values(ACTION_VALUES)
+MOVE_GAME_VERSION = (
+    update(GAMES).where(GAMES.c.id == bindparam("m_game")).values(version=bindparam("m_version"))
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,5 +69,78 @@ class MoveRow:
     client_id: str | None
     now: datetime
 
-    def stale(self) -> MoveNotApplied:
-        return MoveNotApplied(f"room {self.code} is no longer at version {self.version - 1}")
+    def params(self) -> dict[str, Any]:
+        """The values of every statement of the move, by parameter name."""
+        return {
+            "m_code": self.code,
+            "m_from": self.version - 1,
+            "m_version": self.version,
+            "m_status": self.status,
+            "m_game": self.game_id,
+            "m_seq": self.seq,
+            "m_seat": self.seat,
+            "m_action": self.action,
+            "m_client": self.client_id,
+            "m_at": self.now,
+        }
+
+    def stale(self) -> VersionConflict:
+        return VersionConflict(f"room {self.code} is no longer at version {self.version - 1}")
+
+
+async def log_move(conn: AsyncConnection, row: MoveRow) -> None:
+    """The room's version check and the log row (through SQLAlchemy), or VersionConflict (nothing written)."""
+    params = row.params()
+    if (await conn.execute(MOVE_ROOM, params)).rowcount != 1:
+        raise row.stale()
+    await conn.execute(INSERT_ACTION, params)
+
+
+async def write_move(conn: AsyncConnection, row: MoveRow) -> None:
+    """A move inside a round through SQLAlchemy (an in-memory SQLite database: no second connection)."""
+    await log_move(conn, row)
+    await conn.execute(MOVE_GAME_VERSION, row.params())
+
+
+def in_one_statement() -> Select[int]:
+    """The move as ONE statement for PostgreSQL, composed of the statements above as data-modifying CTEs:
+    nothing is logged or moved unless the room was at the expected version, and the answer (1 or 0) is
+    whether it moved. (Data-modifying CTEs always run to completion, read or not.)"""
+    room = MOVE_ROOM.returning(ROOMS.c.code).cte("room")
+    logged = (
+        insert(ACTIONS)
+        .from_select(list(ACTION_VALUES), select(*ACTION_VALUES.values()).select_from(room))
+        .cte("logged")
+    )
+    game = MOVE_GAME_VERSION.where(exists().select_from(room)).cte("game")
+    return select(func.count()).select_from(room).add_cte(logged, game)
+
+
+@dataclass(frozen=True, slots=True)
+class Positional:
+    """A statement compiled once for a database driver, run without SQLAlchemy: its SQL text, and how to
+    turn ``MoveRow.params`` into the driver's positional arguments (each converted by its column type's own
+    bind processor, as SQLAlchemy would)."""
+
+    sql: str
+    _pick: Callable[[Mapping[str, Any]], Any]
+    _processors: tuple[tuple[int, Callable[[Any], Any]], ...]
+
+    @classmethod
+    def compile(cls, statement: ClauseElement, dialect: Dialect) -> Positional:
+        compiled = statement.compile(dialect=dialect)
+        assert isinstance(compiled, SQLCompiler)
+        names = tuple(compiled.positiontup or ())
+        processors = tuple(
+            (position, processor)
+            for position, name in enumerate(names)
+            if (processor := compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
+        )
+        pick = itemgetter(*names)
+        return cls(compiled.string, pick if len(names) > 1 else lambda p: (pick(p),), processors)
+
+    def args(self, params: Mapping[str, Any]) -> list[Any]:
+        values = list(self._pick(params))
+        for position, processor in self._processors:
+            values[position] = processor(values[position])
+        return values

@@ -7,43 +7,37 @@ function on a worker thread, which runs it on a plain ``sqlite3`` connection of 
 each move inside a savepoint of its own (a stale or conflicting move is rolled back alone, the others
 commit), one COMMIT, and so one sync to disk, for all of them.
 
-Values are bound with the column types' own SQLAlchemy bind processors (the dates and JSON are stored
-exactly as the ORM path stores them) and the connection gets the same pragmas as the engine's
-(``db.sqlite_pragmas``: WAL, FULL sync, busy timeout, foreign keys). The store's writer lock keeps this
-connection and the engine's from writing at once; readers see each commit as usual under WAL.
+The statements are the move's Core statements (``moves``) compiled once for the engine's dialect, and values
+are bound with the column types' own SQLAlchemy bind processors (the dates and JSON are stored exactly as
+the ORM path stores them). The connection gets the same pragmas as the engine's (``db.sqlite_pragmas``: WAL,
+FULL sync, busy timeout, foreign keys). The store's writer lock keeps this connection and the engine's from
+writing at once; readers see each commit as usual under WAL.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from sqlalchemy import Table as SqlTable
 from sqlalchemy.engine import Dialect
 
 from .db import sqlite_pragmas
-from .moves import MoveNotApplied, MoveRow
+from .errors import VersionConflict
+from .moves import INSERT_ACTION, MOVE_GAME_VERSION, MOVE_ROOM, MoveRow, Positional
 
-MOVE_ROOM = "UPDATE rooms SET version = ?, status = ? WHERE code = ? AND version = ?"
-INSERT_ACTION = (
-    "INSERT INTO actions (game_id, seq, seat, action, client_id, version, created_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)"
-)
-MOVE_GAME = "UPDATE games SET version = ? WHERE id = ?"
-
-Outcome = BaseException | None  # per move: None (committed), MoveNotApplied or sqlite3.IntegrityError
+Outcome = BaseException | None  # per move: None (committed), VersionConflict or sqlite3.IntegrityError
 
 
 class SqliteMoves:
     """Writes batches of moves on one ``sqlite3`` connection. Call ``write`` from one thread at a time (the
     store's writer lock), never on the event loop: it waits for the disk."""
 
-    def __init__(self, path: str, actions: SqlTable, dialect: Dialect) -> None:
+    def __init__(self, path: str, dialect: Dialect) -> None:
         self.path = path
         self._connection: sqlite3.Connection | None = None
-        self._action_json = _binder(actions, "action", dialect)
-        self._created_at = _binder(actions, "created_at", dialect)
+        self.move_room = Positional.compile(MOVE_ROOM, dialect)
+        self.insert_action = Positional.compile(INSERT_ACTION, dialect)
+        self.move_game = Positional.compile(MOVE_GAME_VERSION, dialect)
 
     def _connect(self) -> sqlite3.Connection:
         if self._connection is None:
@@ -55,7 +49,7 @@ class SqliteMoves:
 
     def write(self, moves: Sequence[MoveRow]) -> list[Outcome]:
         """Commit ``moves`` in one transaction; each move's outcome, in order. A move that is stale
-        (MoveNotApplied) or breaks a constraint (sqlite3.IntegrityError) writes nothing and the others
+        (VersionConflict) or breaks a constraint (sqlite3.IntegrityError) writes nothing and the others
         commit; any other error rolls the whole batch back and is raised."""
         connection = self._connect()
         outcomes: list[Outcome] = []
@@ -65,7 +59,7 @@ class SqliteMoves:
                 connection.execute("SAVEPOINT move")
                 try:
                     self._write_one(connection, move)
-                except (MoveNotApplied, sqlite3.IntegrityError) as refused:
+                except (VersionConflict, sqlite3.IntegrityError) as refused:
                     connection.execute("ROLLBACK TO move")
                     outcomes.append(refused)
                 else:
@@ -79,30 +73,13 @@ class SqliteMoves:
         return outcomes
 
     def _write_one(self, connection: sqlite3.Connection, move: MoveRow) -> None:
-        bumped = connection.execute(MOVE_ROOM, (move.version, move.status, move.code, move.version - 1))
-        if bumped.rowcount != 1:
+        params = move.params()
+        if connection.execute(self.move_room.sql, self.move_room.args(params)).rowcount != 1:
             raise move.stale()
-        connection.execute(
-            INSERT_ACTION,
-            (
-                move.game_id,
-                move.seq,
-                move.seat,
-                self._action_json(move.action),
-                move.client_id,
-                move.version,
-                self._created_at(move.now),
-            ),
-        )
-        connection.execute(MOVE_GAME, (move.version, move.game_id))
+        connection.execute(self.insert_action.sql, self.insert_action.args(params))
+        connection.execute(self.move_game.sql, self.move_game.args(params))
 
     def close(self) -> None:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
-
-
-def _binder(table: SqlTable, column: str, dialect: Dialect) -> Callable[[Any], Any]:
-    """The column type's own conversion of a Python value to what SQLite stores (as the ORM binds it)."""
-    processor = table.c[column].type.dialect_impl(dialect).bind_processor(dialect)
-    return processor if processor is not None else (lambda value: value)

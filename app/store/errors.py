@@ -1,0 +1,15 @@
+"""The store's own errors."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base of the store's own errors."""
+
+
+class CodeTaken(StoreError):
+    """A room with this code exists already (pick another code)."""
+
+
+class VersionConflict(StoreError):
+    """The room moved on in the store since it was loaded (another writer): reload it."""

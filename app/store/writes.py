@@ -1,0 +1,256 @@
+"""Each kind of write's SQL: what a table change (``app.table.Write``) does to the rows.
+
+A move inside a round has its own module (``moves``: the hot path); a move that ends a round starts with the
+same statements and adds the game's snapshot here. Every write moves the room's ``version`` with an
+optimistic check (``WHERE version = expected``), so two writers can never both win.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, assert_never
+
+from sqlalchemy import Table as SqlTable
+from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+
+from app.engine import action_to_dict
+from app.table import (
+    AddSeat,
+    Change,
+    RecordMove,
+    RemoveSeat,
+    Reopen,
+    ReplaceSeat,
+    Seat,
+    SetHost,
+    SetLobby,
+    StartGame,
+    Table,
+)
+
+from .errors import StoreError, VersionConflict
+from .models import GamePlayerRow, GameRow, RoomRow, RoundScoreRow, SeatRow
+from .moves import GAMES, ROOMS, MoveRow, log_move
+
+SCORES: SqlTable = RoundScoreRow.__table__  # type: ignore[assignment]
+PLAYERS: SqlTable = GamePlayerRow.__table__  # type: ignore[assignment]
+SEATS: SqlTable = SeatRow.__table__  # type: ignore[assignment]
+
+# The writes of a move that ends a round or the game, after the move's own (``moves.log_move``).
+_MOVE_GAME = (
+    update(GAMES)
+    .where(GAMES.c.id == bindparam("b_id"))
+    .values(
+        state=bindparam("state"),
+        version=bindparam("version"),
+        status=bindparam("status"),
+        finished_at=bindparam("finished_at"),
+    )
+)
+_SET_TOTAL = (
+    update(PLAYERS)
+    .where(PLAYERS.c.game_id == bindparam("b_id"), PLAYERS.c.seat == bindparam("b_seat"))
+    .values(total=bindparam("total"), won=bindparam("won"))
+)
+
+# The writes that change the room (and its seats) but no game.
+RoomWrite = AddSeat | ReplaceSeat | RemoveSeat | SetHost | SetLobby | Reopen
+
+
+def name_key(name: str) -> str:
+    """How names are matched in the history: trimmed, any letter case."""
+    return name.strip().casefold()
+
+
+def move_row(code: str, version: int, move: RecordMove, now: datetime) -> MoveRow:
+    """The move's own row values (its log row, the room's and game's new version)."""
+    status = "finished" if move.state.is_over else "playing"
+    action = action_to_dict(move.action)
+    return MoveRow(
+        code, version, status, move.game_id, move.state.moves, move.seat, action, move.client_id, now
+    )
+
+
+def ends_round(move: RecordMove) -> bool:
+    """Whether the move writes the game's snapshot: it ends a round (one is dealt, seats may change hands)
+    or the game. A move inside a round writes none: loading replays the round's logged moves onto it."""
+    return bool(move.round_scores or move.final_totals or move.state.is_over or move.seats)
+
+
+async def record_round_end(conn: AsyncConnection, row: MoveRow, move: RecordMove) -> None:
+    """A move that ends a round, in the caller's ONE transaction: the move's own writes, the game's snapshot,
+    the round's scores, the final totals, the seats handed over."""
+    await log_move(conn, row)
+    finished = move.state.is_over
+    await conn.execute(
+        _MOVE_GAME,
+        {
+            "b_id": move.game_id,
+            "state": move.state.to_dict(),
+            "version": row.version,
+            "status": row.status,
+            "finished_at": row.now if finished else None,
+        },
+    )
+    if move.round_scores:
+        await conn.execute(
+            insert(SCORES),
+            [
+                {
+                    "game_id": move.game_id,
+                    "round": s.round,
+                    "seat": s.seat,
+                    "name": s.name,
+                    "penalty": s.penalty,
+                }
+                for s in move.round_scores
+            ],
+        )
+    for final in move.final_totals:
+        await conn.execute(
+            _SET_TOTAL, {"b_id": move.game_id, "b_seat": final.seat, "total": final.total, "won": final.won}
+        )
+    for seat in move.seats:  # seats handed over at this new round (or this game's end)
+        await _replace_seat(conn, row.code, seat)
+
+
+async def create_room(session: AsyncSession, table: Table, now: datetime) -> None:
+    """Insert a new room (in the lobby, with its first seats)."""
+    session.add(
+        RoomRow(
+            code=table.code,
+            created_at=now,
+            status=table.status.value,
+            options=table.options.to_dict(),
+            seat_count=table.seat_count,
+            host_seat=table.host_seat,
+            current_game_id=None,
+            version=table.version,
+        )
+    )
+    await session.flush()
+    session.add_all(_seat_row(table.code, seat, now) for seat in table.seats)
+
+
+async def change_room(session: AsyncSession, change: Change, write: RoomWrite) -> None:
+    """A write that changes the room and its seats: the room's version moves with what the write sets."""
+    code, version, now = change.table.code, change.table.version, change.at
+    match write:
+        case SetLobby():
+            await _bump(session, code, version, options=write.options.to_dict(), seat_count=write.seat_count)
+        case Reopen():  # the finished game stays current: the next one's number goes on
+            await _bump(session, code, version, status=change.table.status.value)
+        case SetHost():
+            await _bump(session, code, version, host_seat=change.table.host_seat)
+        case RemoveSeat():  # a removal below the host moves the host down
+            await _bump(session, code, version, host_seat=change.table.host_seat)
+            await _remove_seat(session, code, write.index)
+        case AddSeat():
+            await _bump(session, code, version)
+            session.add(_seat_row(code, write.seat, now))
+        case ReplaceSeat():
+            await _bump(session, code, version)
+            await _replace_seat(session, code, write.seat)
+        case _:
+            assert_never(write)
+
+
+async def start_game(session: AsyncSession, code: str, version: int, start: StartGame, now: datetime) -> int:
+    """Create the room's next game and make it current (room: playing). Returns the game's id."""
+    players = [
+        {"seat": s.index, "name": s.name, "bot": s.is_bot, "bot_level": s.bot_level} for s in start.players
+    ]
+    row = GameRow(
+        room_code=code,
+        public_id=start.public_id,
+        number=start.number,
+        options=start.options.to_dict(),
+        seed=start.seed,
+        players=players,
+        status="playing",
+        version=version,
+        state=start.state.to_dict(),
+        created_at=now,
+        finished_at=None,
+    )
+    session.add(row)
+    await session.flush()
+    session.add_all(
+        GamePlayerRow(
+            game_id=row.id,
+            seat=s.index,
+            name=s.name,
+            name_key=name_key(s.name),
+            is_bot=s.is_bot,
+            total=None,
+            won=None,
+        )
+        for s in start.players
+    )
+    await _bump(
+        session,
+        code,
+        version,
+        status="playing",
+        current_game_id=row.id,
+        seat_count=len(players),
+        options=start.options.to_dict(),
+    )
+    return row.id
+
+
+def _seat_values(seat: Seat) -> dict[str, Any]:
+    """A seat's row, as column values (the index and room aside)."""
+    claim = seat.claim
+    return {
+        "name": seat.name,
+        "token_hash": seat.token_hash,
+        "is_bot": seat.is_bot,
+        "bot_level": seat.bot_level,
+        "is_program": seat.is_program,
+        "former_token_hash": seat.former_token_hash,
+        "claim_name": None if claim is None else claim.name,
+        "claim_token_hash": None if claim is None else claim.token_hash,
+        "claim_approved": claim is not None and claim.approved,
+    }
+
+
+def _seat_row(code: str, seat: Seat, now: datetime) -> SeatRow:
+    return SeatRow(room_code=code, seat_index=seat.index, created_at=now, **_seat_values(seat))
+
+
+async def _bump(db: AsyncSession | AsyncConnection, code: str, version: int, **values: Any) -> None:
+    """Move the room from ``version - 1`` to ``version`` (and set ``values``), or raise VersionConflict."""
+    result = await db.execute(
+        update(ROOMS)
+        .where(ROOMS.c.code == code, ROOMS.c.version == version - 1)
+        .values(version=version, **values)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        raise VersionConflict(f"room {code} is no longer at version {version - 1}")
+
+
+async def _replace_seat(db: AsyncSession | AsyncConnection, code: str, seat: Seat) -> None:
+    result = await db.execute(
+        update(SEATS)
+        .where(SEATS.c.room_code == code, SEATS.c.seat_index == seat.index)
+        .values(**_seat_values(seat))
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        raise StoreError(f"room {code} has no seat {seat.index}")
+
+
+async def _remove_seat(session: AsyncSession, code: str, index: int) -> None:
+    """Remove a seat; the seats above it move down by one (the game needs seats 0..n-1)."""
+    await session.execute(delete(SeatRow).where(SeatRow.room_code == code, SeatRow.seat_index == index))
+    above = (
+        await session.scalars(
+            select(SeatRow)
+            .where(SeatRow.room_code == code, SeatRow.seat_index > index)
+            .order_by(SeatRow.seat_index)
+        )
+    ).all()
+    for row in above:  # one by one, lowest first, so the unique (room, index) is never violated
+        row.seat_index -= 1
+        await session.flush()
