@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, assert_never
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -64,6 +64,8 @@ async def one_snapshot(session: AsyncSession, dialect: Dialect) -> None:
             await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
         case Dialect.SQLITE:
             pass
+        case _:
+            assert_never(dialect)
 
 
 async def versions(engine: AsyncEngine, codes: Iterable[str]) -> dict[str, int]:
