@@ -76,7 +76,10 @@ class PlayerPublic(BaseModel):
 
 class GameSummaryPublic(BaseModel):
     id: str = Field(description="the game's public id (random): what /api/games/{id} and replay links take")
-    room: str | None = Field(description="the table's code; null while the game is still being played")
+    room: str | None = Field(
+        description="the table's code, only in the table's own list (/api/rooms/{code}/games) once the game "
+        "has ended; null elsewhere: public records never lead to a table"
+    )
     number: int
     status: Literal["playing", "finished"]
     created_at: datetime
@@ -144,11 +147,13 @@ class LeaderPage(BaseModel):
     offset: int
 
 
-def _summary(record: GameSummaryRecord) -> dict[str, Any]:
+def _summary(record: GameSummaryRecord, *, named_room: bool = False) -> dict[str, Any]:
+    """A game's public record. Its room code is given only where the caller named that room (the table's
+    own list): a table lives on after a game (rematch, reopen), so a record found by a player's name or a
+    game id must never lead to one."""
     return {
         "id": record.id,
-        # A table still in play is not given out to anyone who reads the public records.
-        "room": record.room_code if record.status == "finished" else None,
+        "room": record.room_code if named_room and record.status == "finished" else None,
         "number": record.number,
         "status": record.status,
         "created_at": record.created_at,
@@ -171,7 +176,7 @@ async def room_games(
     """Every game played at the table, newest first, with totals and winners."""
     room = await manager.require(code)  # room_not_found (404) for unknown codes
     page = await history.room_games(room.code, **window.filters())
-    return window.page([_summary(r) for r in page.items], page.total)
+    return window.page([_summary(r, named_room=True) for r in page.items], page.total)
 
 
 @router.get("/rooms/{code}/leaderboard", response_model=LeaderPage, responses=NOT_FOUND)
