@@ -80,6 +80,11 @@ class Settings(BaseSettings):
     room_idle_seconds: int = Field(default=600, ge=1)  # a room no socket has used this long leaves memory
     # Seconds a connection may take to send a complete request (or WebSocket handshake) before it is closed.
     request_timeout_seconds: float = Field(default=5.0, gt=0, le=300)
+    # Finished games' replays and exports are built once and kept as JSON, least recently read dropped first,
+    # in at most this many bytes (a long game's replay is about 1 MB). 0: none kept.
+    record_cache_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
+    # Replays and exports one client address may ask for per minute (bursts of a third of it).
+    max_records_per_minute: int = Field(default=30, ge=1)
 
     @field_validator("trusted_proxies")
     @classmethod

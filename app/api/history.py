@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from app.engine.frames import ReplayFrame, replay_steps
@@ -15,8 +16,9 @@ from app.engine.views import HandView
 from app.store.history import GameSummaryRecord, History
 from app.table import Refusal
 
-from .deps import ManagerDep
+from .deps import ManagerDep, SettingsDep
 from .errors import ErrorPublic, refusals
+from .record_cache import AddressRate, RecordCache
 
 router = APIRouter(
     prefix="/api",
@@ -32,6 +34,10 @@ NOT_YET: dict[int | str, dict[str, Any]] = {
     **NOT_FOUND,
     409: {"model": ErrorPublic, "description": "not available until it has ended"},
 }
+RECORD: dict[int | str, dict[str, Any]] = {
+    **NOT_YET,
+    429: {"model": ErrorPublic, "description": "too many replays or exports asked for from this address"},
+}
 
 
 def _history(request: Request) -> History:
@@ -39,6 +45,32 @@ def _history(request: Request) -> History:
 
 
 HistoryDep = Annotated[History, Depends(_history)]
+
+
+@dataclass(frozen=True, slots=True)
+class Records:
+    """This process's encoded finished records and its per-address limit on asking for them."""
+
+    cache: RecordCache
+    rate: AddressRate
+
+
+def _records(request: Request, settings: SettingsDep, manager: ManagerDep) -> Records:
+    """Made on first use (one per app; no await between the look and the store, so no race)."""
+    records: Records | None = getattr(request.app.state, "records", None)
+    if records is None:
+        cache = RecordCache(settings.record_cache_bytes)
+        records = Records(cache, AddressRate(settings.max_records_per_minute, manager.clock))
+        request.app.state.records = records
+    address = request.client.host if request.client else "unknown"
+    if not records.rate.allow(address):
+        raise Refusal(
+            "rate_limited", "too many replays or exports asked for from your address; wait a minute"
+        )
+    return records
+
+
+RecordsDep = Annotated[Records, Depends(_records)]
 Limit = Annotated[int, Query(ge=1, le=100, description="page size")]
 Offset = Annotated[int, Query(ge=0, le=1_000_000, description="items to skip")]
 Since = Annotated[
@@ -76,7 +108,10 @@ class PlayerPublic(BaseModel):
 
 class GameSummaryPublic(BaseModel):
     id: str = Field(description="the game's public id (random): what /api/games/{id} and replay links take")
-    room: str | None = Field(description="the table's code; null while the game is still being played")
+    room: str | None = Field(
+        description="the table's code, only in the table's own list (/api/rooms/{code}/games) once the game "
+        "has ended; null elsewhere: public records never lead to a table"
+    )
     number: int
     status: Literal["playing", "finished"]
     created_at: datetime
@@ -104,7 +139,7 @@ class RoundPublic(BaseModel):
     round: int
     wild_rank: str
     dealer: int
-    went_out: int
+    went_out: int | None = Field(description="null: nobody went out; the round reached the turn limit")
     hands: list[HandView]
 
 
@@ -144,11 +179,13 @@ class LeaderPage(BaseModel):
     offset: int
 
 
-def _summary(record: GameSummaryRecord) -> dict[str, Any]:
+def _summary(record: GameSummaryRecord, *, named_room: bool = False) -> dict[str, Any]:
+    """A game's public record. Its room code is given only where the caller named that room (the table's
+    own list): a table lives on after a game (rematch, reopen), so a record found by a player's name or a
+    game id must never lead to one."""
     return {
         "id": record.id,
-        # A table still in play is not given out to anyone who reads the public records.
-        "room": record.room_code if record.status == "finished" else None,
+        "room": record.room_code if named_room and record.status == "finished" else None,
         "number": record.number,
         "status": record.status,
         "created_at": record.created_at,
@@ -171,7 +208,7 @@ async def room_games(
     """Every game played at the table, newest first, with totals and winners."""
     room = await manager.require(code)  # room_not_found (404) for unknown codes
     page = await history.room_games(room.code, **window.filters())
-    return window.page([_summary(r) for r in page.items], page.total)
+    return window.page([_summary(r, named_room=True) for r in page.items], page.total)
 
 
 @router.get("/rooms/{code}/leaderboard", response_model=LeaderPage, responses=NOT_FOUND)
@@ -219,40 +256,60 @@ async def game_round(
     return {"game_id": game_id, **result}
 
 
-@router.get("/games/{game_id}/export", response_model=GameExport, responses=NOT_YET)
-async def export(game_id: GameId, history: HistoryDep) -> dict[str, Any]:
+def _json(model: type[BaseModel], payload: dict[str, Any]) -> bytes:
+    """``payload`` as the route's ``response_model`` sends it (validated, then encoded)."""
+    return model.model_validate(payload).model_dump_json().encode()
+
+
+async def _finished(history: History, game_id: str, what: str) -> Any:
+    record = await history.export(game_id)
+    if record is None:
+        raise _game_not_found(game_id)
+    if record.summary.status != "finished":
+        raise Refusal("game_not_finished", f"game {game_id} is still being played; {what} it when it ends")
+    return record
+
+
+@router.get("/games/{game_id}/export", response_model=GameExport, responses=RECORD)
+async def export(game_id: GameId, history: HistoryDep, records: RecordsDep) -> Response:
     """The complete record of a finished game: replay it with ``app.engine.replay(players, options, seed,
-    actions)``. A game still being played is never exported (its seed would reveal every hidden card)."""
-    record = await history.export(game_id)
-    if record is None:
-        raise _game_not_found(game_id)
-    if record.summary.status != "finished":
-        raise Refusal("game_not_finished", f"game {game_id} is still being played; export it when it ends")
-    return {
-        "format": EXPORT_FORMAT,
-        "game": {**_summary(record.summary), "options": record.options, "scores": record.scores},
-        "players": len(record.summary.players),
-        "options": record.options,
-        "seed": record.seed,
-        "actions": [{"seat": seat, "action": action} for seat, action in record.actions],
-        "final_state": record.final_state,
-    }
+    actions)``. A game still being played is never exported (its seed would reveal every hidden card).
+    Rate-limited per address (``MAX_RECORDS_PER_MINUTE``); a finished game's export is built once."""
+
+    async def build() -> bytes:
+        record = await _finished(history, game_id, "export")
+        payload = {
+            "format": EXPORT_FORMAT,
+            "game": {**_summary(record.summary), "options": record.options, "scores": record.scores},
+            "players": len(record.summary.players),
+            "options": record.options,
+            "seed": record.seed,
+            "actions": [{"seat": seat, "action": action} for seat, action in record.actions],
+            "final_state": record.final_state,
+        }
+        return await asyncio.to_thread(_json, GameExport, payload)
+
+    body = await records.cache.get_or_build(("export", game_id), build)
+    return Response(body, media_type="application/json")
 
 
-@router.get("/games/{game_id}/replay", response_model=GameReplay, responses=NOT_YET)
-async def game_replay(game_id: GameId, history: HistoryDep) -> dict[str, Any]:
+@router.get("/games/{game_id}/replay", response_model=GameReplay, responses=RECORD)
+async def game_replay(game_id: GameId, history: HistoryDep, records: RecordsDep) -> Response:
     """A finished game turn by turn with every hand open: its export replayed through the engine, one
-    frame per deal, move and round end. Like the export, never for a game still being played."""
-    record = await history.export(game_id)
-    if record is None:
-        raise _game_not_found(game_id)
-    if record.summary.status != "finished":
-        raise Refusal("game_not_finished", f"game {game_id} is still being played; replay it when it ends")
-    players = len(record.summary.players)
-    steps = await asyncio.to_thread(replay_steps, players, record.options, record.seed, record.actions)
-    return {
-        "game": {**_summary(record.summary), "options": record.options, "scores": record.scores},
-        "players": players,
-        "options": record.options,
-        "steps": steps,
-    }
+    frame per deal, move and round end. Like the export, never for a game still being played; rate-limited
+    the same way, and built once per finished game."""
+
+    async def build() -> bytes:
+        record = await _finished(history, game_id, "replay")
+        players = len(record.summary.players)
+
+        def encode() -> bytes:
+            steps = replay_steps(players, record.options, record.seed, record.actions)
+            game = {**_summary(record.summary), "options": record.options, "scores": record.scores}
+            payload = {"game": game, "players": players, "options": record.options, "steps": steps}
+            return _json(GameReplay, payload)
+
+        return await asyncio.to_thread(encode)
+
+    body = await records.cache.get_or_build(("replay", game_id), build)
+    return Response(body, media_type="application/json")

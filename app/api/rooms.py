@@ -120,7 +120,8 @@ async def create_room(
         **NOT_FOUND,
         400: {
             "model": ErrorPublic,
-            "description": "seat: a person's (not_allowed), or someone asked for it already (seat_requested)",
+            "description": "seat: a person's (not_allowed), or someone asked for it already "
+            "(seat_requested); the name reads as a seated or asking person's (name_taken)",
         },
     },
 )

@@ -20,6 +20,11 @@ from .solver import Arrangement, Meld, arrange_and_go_out, best_arrangement, go_
 
 Phase = Literal["draw", "discard", "game_over"]
 DRAW_SOURCES = ("stock", "discard")
+# A round in which nobody has gone out after this many turns per seat ends at once, every hand scored as
+# it lies (docs/rules.md): players, or programs, could otherwise keep a round going for ever. Real rounds
+# are far shorter (see tests/engine/test_round_limit.py).
+TURNS_PER_SEAT_LIMIT = 50
+TURN_LIMIT = "turn_limit"  # a round_end's ``reason`` when the limit ended it
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +81,7 @@ class RoundResult:
 
     round: int
     dealer: int
-    went_out: int
+    went_out: int | None  # None: nobody went out; the turn limit ended the round
     hands: tuple[tuple[Card, ...], ...]
     arrangements: tuple[Arrangement, ...]
 
@@ -113,7 +118,8 @@ class RoundResult:
             )
             for hand in data["hands"]
         )
-        return cls(int(data["round"]), int(data["dealer"]), int(data["went_out"]), hands, arrangements)
+        went_out = None if data["went_out"] is None else int(data["went_out"])
+        return cls(int(data["round"]), int(data["dealer"]), went_out, hands, arrangements)
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,15 +439,26 @@ def _discard(state: GameState, seat: int, action: Discard | GoOut) -> tuple[Game
     )
     if went_out is not None and final_turns == 0:
         return _end_round(new_state, events)
+    if went_out is None and turns_taken(new_state) >= TURNS_PER_SEAT_LIMIT * state.players:
+        return _end_round(new_state, events)
     return new_state, events
 
 
+def turns_taken(state: GameState) -> int:
+    """The turns completed in this round (each ends with a discard or a go-out)."""
+    return sum(1 for _seat, kind, _card in state.round_log if kind in ("discard", "go_out"))
+
+
 def _end_round(state: GameState, events: list[Event]) -> tuple[GameState, list[Event]]:
-    assert state.went_out is not None
+    """Score the round (every hand in its best arrangement) and deal the next, or end the game. With
+    nobody out, the turn limit ended it: the ``round_end`` event says so (``reason``)."""
     arrangements = tuple(best_arrangement(hand, state.wild_rank, state.options) for hand in state.hands)
     result = RoundResult(state.round, state.dealer, state.went_out, state.hands, arrangements)
     results = (*state.results, result)
-    events.append(Event("round_end", data={"round": state.round, "penalties": list(result.penalties)}))
+    ended: dict[str, Any] = {"round": state.round, "penalties": list(result.penalties)}
+    if state.went_out is None:
+        ended["reason"] = TURN_LIMIT
+    events.append(Event("round_end", data=ended))
     if state.round == ROUNDS:
         over = replace(state, results=results, phase="game_over", went_out=state.went_out)
         events.append(Event("game_end", data={"winners": over.winners(), "totals": over.totals()}))

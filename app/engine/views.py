@@ -70,7 +70,7 @@ class RoundLine:
     round: int
     wild_rank: str
     dealer: int
-    went_out: int
+    went_out: int | None  # None: nobody went out; the turn limit ended the round (docs/rules.md)
 
 
 @dataclass(frozen=True, slots=True)

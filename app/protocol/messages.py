@@ -326,6 +326,7 @@ class EventView(_Out):
     final_turns: int | None = Only  # go_out: turns still owed
     round: int | None = Only  # round_end, round_start
     penalties: list[int] | None = Only  # round_end
+    reason: Literal["turn_limit"] | None = Only  # round_end: nobody went out; the turn limit ended it
     dealer: int | None = Only  # round_start
     winners: list[int] | None = Only  # game_end
     totals: list[int] | None = Only  # game_end

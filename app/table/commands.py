@@ -26,6 +26,7 @@ from .changes import (
 )
 from .errors import Refusal
 from .table import NO_PAUSE, TRANSITIONS, Claim, RoomStatus, Seat, Table
+from .text import name_skeleton
 
 
 class WrongStatus(Refusal):
@@ -71,11 +72,25 @@ def has_open_seat(table: Table) -> bool:
     return table.status is RoomStatus.LOBBY and len(table.seats) < table.seat_count
 
 
+def _name_free(table: Table, name: str, *, own: int | None = None) -> None:
+    """Refuse ``name`` when it reads as the name of a seat or of a request for one (case, digits, invisible
+    characters and look-alikes of other scripts folded: ``name_skeleton``), so nobody passes for a player.
+    ``own``: the seat of the asker's own former player (a bot plays it under their name)."""
+    skeleton = name_skeleton(name)
+    for seat in table.seats:
+        taken = [seat.claim.name] if seat.claim is not None else []
+        if seat.index != own:
+            taken.append(seat.name)
+        if any(name_skeleton(other) == skeleton for other in taken):
+            raise Refusal("name_taken", f"{name!r} reads as the name of someone at this table; pick another")
+
+
 def seat_person(table: Table, *, name: str, token_hash: str, at: datetime, program: bool = False) -> Change:
     """A person (or a person's program) takes the next open seat."""
     _expect(table, "take a seat", RoomStatus.LOBBY)
     if not has_open_seat(table):
         raise Refusal("seats_full", "every seat is taken")
+    _name_free(table, name)
     seat = Seat(len(table.seats), name, token_hash=token_hash, is_program=program)
     return _next(table, AddSeat(seat), at, seats=(*table.seats, seat))
 
@@ -130,6 +145,8 @@ def request_seat(
     former = seat.former_token_hash == token_hash
     if name is None and not former:
         raise Refusal("bad_message", "say the name you will play under")
+    if name is not None:
+        _name_free(table, name, own=index if former else None)
     claim = Claim(seat.name if name is None else name, token_hash, approved=former)
     return _claimed(table, seat, claim, at)
 

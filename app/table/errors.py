@@ -33,6 +33,7 @@ _SERVER_CODES: dict[str, int] = {
     "already_seated": 400,
     "already_requested": 400,
     "seat_requested": 400,
+    "name_taken": 400,
     "no_request": 400,
     "game_not_started": 400,
     "stale_version": 400,

@@ -1,5 +1,6 @@
 """Player-typed text (names, chat lines): trimmed, and refused when empty, too long, full of control
-characters, or invisible; names that pass for a bot's are refused too."""
+characters, or invisible; names that pass for a bot's are refused too, and ``name_skeleton`` tells when two
+names would read the same at a table."""
 
 from __future__ import annotations
 
@@ -16,8 +17,18 @@ _INVISIBLE_CATEGORIES = ("Mn", "Me", "Mc", "Cf", "Cc", "Zs", "Zl", "Zp")
 _BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u180e\u2060\u034f")
 # How the server names bots ("Bot 2"), as a skeleton: case, width, accents and digits folded.
 _BOT_NAME = re.compile(r"b[o0]t[\W_]*\d*", re.ASCII)
-# Greek and Cyrillic letters (case-folded) drawn like the Latin letters of "bot".
-_LOOKALIKES = str.maketrans({"β": "b", "в": "b", "ь": "b", "ο": "o", "о": "o", "τ": "t", "т": "t"})
+# Look-alikes in the spirit of Unicode TR39's confusable skeleton, kept by hand for the scripts this client
+# speaks (Latin and Persian) and the scripts whose letters pass for Latin ones (Cyrillic, Greek). No PyPI
+# package gives a TR39 skeleton: confusable-homoglyphs only lists look-alike sets (and none for ی/ي or ک/ك).
+# Capitals first, before case folding loses them (Greek "Η" folds to "η", which passes for "n", not "h").
+_CAPITAL_LOOKALIKES = str.maketrans("ΑАΒВСΕЕΗНΙІӀЈΚКΜМΝΟОΡРЅΤТΥУҮΧХΖ", "aabbceehhllljkkmmnooppsttyyyxxz")
+# Then small letters (after case folding). "i", "|" and their look-alikes read as "l" (TR39 maps "I" to "l",
+# and after case folding "I" is "i"); Arabic letters become their Persian forms (ي ى → ی, ك → ک, ە ھ → ه),
+# and the tatweel (a stretch of the joining line) goes.
+_SMALL_LOOKALIKES = str.maketrans(
+    "аαвьβсϲԁеһiıіιӏ|ǀјкκмηпоοσрρԛѕтτυνԝхχуγүيىكەھ", "aabbbccdehllllllljkkmnnoooppqsttuvwxxyyyییکهه", "\u0640"
+)
+_LOOKALIKE_PAIRS = (("rn", "m"), ("vv", "w"))  # two Latin letters that pass for one
 
 
 def clean_text(text: str, *, max_length: int, what: str, code: str = "bad_message") -> str:
@@ -39,7 +50,7 @@ def clean_text(text: str, *, max_length: int, what: str, code: str = "bad_messag
 def clean_name(name: str, *, max_length: int, code: str = "bad_request") -> str:
     """``clean_text`` for a player's name, which must not pass for a bot's ("Bot 2", "ｂｏｔ７", …)."""
     name = clean_text(name, max_length=max_length, what="name", code=code)
-    if _BOT_NAME.fullmatch(_skeleton(name)):
+    if _BOT_NAME.fullmatch(name_skeleton(name)):
         raise Refusal(code, "that name is kept for bots; pick another")
     return name
 
@@ -56,13 +67,19 @@ def _joiners_between_letters(text: str) -> bool:
     return True
 
 
-def _skeleton(text: str) -> str:
-    """Width, case, accent, digit and look-alike variants folded to ASCII; marks and blanks dropped."""
-    folded = unicodedata.normalize("NFKD", text).casefold().translate(_LOOKALIKES)
+def name_skeleton(name: str) -> str:
+    """What a name reads as: two names with one skeleton pass for each other at a table. Width and
+    compatibility forms (NFKC), case, accents and other marks, invisible characters (joiners, blanks,
+    spaces), digits of every script (۲, ٢ and 2), and Cyrillic, Greek and Arabic look-alikes of Latin and
+    Persian letters are all folded away."""
+    folded = unicodedata.normalize("NFKC", name).translate(_CAPITAL_LOOKALIKES).casefold()
     kept = []
-    for ch in folded:
+    for ch in unicodedata.normalize("NFD", folded):
         if not _visible(ch):
             continue
         digit = unicodedata.decimal(ch, None)
         kept.append(str(digit) if digit is not None else ch)
-    return "".join(kept)
+    skeleton = "".join(kept).translate(_SMALL_LOOKALIKES)
+    for pair, letter in _LOOKALIKE_PAIRS:
+        skeleton = skeleton.replace(pair, letter)
+    return skeleton

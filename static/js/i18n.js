@@ -201,6 +201,7 @@ const en = {
 
   round_over: 'Round {n} is over',
   went_out_by: '{name} went out',
+  turn_limit_reached: 'nobody went out: the round reached its turn limit',
   continue: 'Continue',
   break_next_in: 'Next round in {n} s',
   break_players: 'Who has read the results',
@@ -510,6 +511,7 @@ const fa = {
 
   round_over: 'دست {n} تمام شد',
   went_out_by: '{name} بیرون رفت',
+  turn_limit_reached: 'کسی بیرون نرفت: دست به سقف نوبت‌ها رسید',
   continue: 'ادامه',
   break_next_in: 'دست بعد تا {n} ثانیهٔ دیگر',
   break_players: 'چه کسانی نتیجه را دیده‌اند',

@@ -60,7 +60,7 @@ async def test_finished_game_history_export_and_leaderboard(server: str, store: 
     code, game_id = await play_with_a_bot(server, "Sara")
 
     game = (await get(server, f"/api/games/{game_id}")).json()
-    assert game["status"] == "finished" and game["room"] == code
+    assert game["status"] == "finished"
     assert [p["name"] for p in game["players"]] == ["Sara", game["players"][1]["name"]]
     assert game["players"][1]["bot"] is True
     assert len(game["scores"]) == 11 and all(len(row) == 2 for row in game["scores"])
@@ -93,6 +93,23 @@ async def test_finished_game_history_export_and_leaderboard(server: str, store: 
 
     mine = (await get(server, "/api/players/sara/games")).json()  # names match in any letter case
     assert [g["id"] for g in mine["items"]] == [game_id]
+
+
+async def test_only_the_tables_own_list_names_the_table_of_a_finished_game(server: str) -> None:
+    """A finished game's table lives on (rematch, reopen): a record found by a player's name or a game id
+    must not lead anyone to it. The table's own list, where the caller named it, gives it for replay links."""
+    code, game_id = await play_with_a_bot(server, "Sara")
+    listed = (await get(server, f"/api/rooms/{code}/games")).json()["items"]
+    assert [g["room"] for g in listed] == [code]
+    for path in (
+        "/api/players/sara/games",
+        f"/api/games/{game_id}",
+        f"/api/games/{game_id}/export",
+        f"/api/games/{game_id}/replay",
+    ):
+        response = await get(server, path)
+        assert response.status_code == 200
+        assert code not in response.text, f"{path} names the table"
 
 
 async def test_a_game_in_progress_reveals_nothing_hidden(server: str) -> None:

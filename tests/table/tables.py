@@ -22,5 +22,7 @@ def started_table(*, bots: list[str], timer: int, seats: int, seed: int) -> Tabl
         now=T0,
     )
     while len(table.seats) < seats:
-        table = c.seat_person(table, name="Guest", token_hash=f"g{len(table.seats)}", at=T0).table
+        table = c.seat_person(
+            table, name=f"Guest {len(table.seats)}", token_hash=f"g{len(table.seats)}", at=T0
+        ).table
     return c.with_game_id(c.start_game(table, seed=seed, public_id="abcdefghijkm", at=T0), 1).table

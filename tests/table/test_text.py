@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.table import Refusal
-from app.table.text import clean_name, clean_text
+from app.table.text import clean_name, clean_text, name_skeleton
 
 INVISIBLE = [
     "\u3164",  # HANGUL FILLER (a letter that draws nothing)
@@ -62,3 +62,33 @@ def test_names_that_pass_for_a_bot_are_refused(name: str) -> None:
 
 def test_a_chat_line_may_mention_a_bot() -> None:
     assert clean_text("Bot 2", max_length=200, what="chat line") == "Bot 2"
+
+
+@pytest.mark.parametrize(
+    ("name", "lookalike"),
+    [
+        ("Sara", "SARA"),  # case
+        ("Sara", "\u0405\u0430r\u0430"),  # Cyrillic Ѕ and а
+        ("HANA", "\u0397\u0391\u039d\u0391"),  # Greek capitals Η Α Ν Α
+        ("Omid", "\u039f\U0001d5c6id"),  # Greek Ο and a mathematical sans-serif m
+        ("Ilya", "llya"),  # capital I and small l (TR39: I → l)
+        ("Sara", "S\u00e1ra"),  # an accent
+        ("Sara", "\uff33\uff41\uff52\uff41"),  # fullwidth
+        ("Mani", "rnani"),  # "rn" for "m"
+        ("علی", "علي"),  # Arabic yeh for Persian yeh
+        ("کاوه", "كاوه"),  # Arabic kaf for Persian keheh
+        ("نیما", "نيمـا"),  # and a tatweel
+        ("نیما ۲", "نیما 2"),  # Persian, Arabic-Indic and ASCII digits
+        ("نیما ۲", "نیما ٢"),
+        ("می\u200cروم", "میروم"),  # a zero-width non-joiner
+    ],
+)
+def test_look_alike_names_have_one_skeleton(name: str, lookalike: str) -> None:
+    assert name_skeleton(name) == name_skeleton(lookalike)
+
+
+@pytest.mark.parametrize(
+    ("name", "other"), [("Sara", "Sam"), ("Ali", "Ala"), ("نیما ۲", "نیما ۳"), ("Bob", "Rob")]
+)
+def test_different_names_have_different_skeletons(name: str, other: str) -> None:
+    assert name_skeleton(name) != name_skeleton(other)

@@ -68,7 +68,8 @@ function banner(frame) {
   }
   if (frame.kind === 'round_end') {
     return h('p.banner', { 'data-testid': 'replay-banner' },
-      t('round_over', { n: frame.round }), t('colon'), t('went_out_by', { name: playerName(frame.went_out) }));
+      t('round_over', { n: frame.round }), t('colon'),
+      frame.went_out === null ? t('turn_limit_reached') : t('went_out_by', { name: playerName(frame.went_out) }));
   }
   if (frame.went_out !== null) {
     return h('p.banner.soft', { 'data-testid': 'replay-banner' }, t('final_turns', { name: playerName(frame.went_out) }));

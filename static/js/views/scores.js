@@ -16,7 +16,7 @@ export function liveScoreSheet(ctx) {
 function roundReveal(ctx, result, heading) {
   return h('div.reveal', { 'data-testid': 'reveal' },
     heading ? h('h3', {}, t('round_over', { n: result.round })) : null,
-    h('p.went-out-line', {}, t('went_out_by', { name: seatName(ctx, result.went_out) })),
+    h('p.went-out-line', {}, result.went_out === null ? t('turn_limit_reached') : t('went_out_by', { name: seatName(ctx, result.went_out) })),
     h('ul.reveal-hands', {}, result.hands.map((hand) => h('li.reveal-hand', { class: hand.seat === result.went_out ? 'out' : '' },
       h('div.reveal-head', {},
         h('span.name', { dir: 'auto' }, seatName(ctx, hand.seat)),

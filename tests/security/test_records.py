@@ -1,0 +1,67 @@
+"""Finished games' replays and exports are built once and then served from memory, bounded in bytes, and
+asking for them is rate-limited per address (issue 23, item 6): against a real server (uvicorn in a thread
+of the test, whose process's CPU time is measured)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+
+from app.api.record_cache import RecordCache
+from tests.api.test_history import play_with_a_bot
+
+from .conftest import LiveServer
+
+CACHED_READS = 8
+
+
+async def test_a_finished_replay_is_built_once_and_asking_for_records_is_rate_limited(
+    live: LiveServer,
+) -> None:
+    _code, game_id = await play_with_a_bot(live.base, "Sara")
+    async with httpx.AsyncClient(base_url=live.base, timeout=60) as http:
+        before = time.process_time()
+        first = await http.get(f"/api/games/{game_id}/replay")
+        built = time.process_time() - before
+        assert first.status_code == 200 and first.headers["content-type"] == "application/json"
+
+        before = time.process_time()
+        again = [await http.get(f"/api/games/{game_id}/replay") for _ in range(CACHED_READS)]
+        served = time.process_time() - before
+        assert all(r.status_code == 200 and r.content == first.content for r in again)
+        # Building the replay once costs more than serving it eight times from memory (before the cache,
+        # each request rebuilt it: eight times the cost of one).
+        assert served < built, (served, built)
+
+        answers = [(await http.get(f"/api/games/{game_id}/export")).status_code for _ in range(30)]
+    assert answers[0] == 200 and 429 in answers, answers
+    async with httpx.AsyncClient(base_url=live.base) as http:
+        limited = await http.get(f"/api/games/{game_id}/export")
+    assert limited.status_code == 429 and limited.json()["code"] == "rate_limited"
+
+
+def test_the_cache_keeps_at_most_its_bytes_dropping_the_least_recently_read() -> None:
+    cache = RecordCache(max_bytes=100)
+    cache.put(("replay", "a"), b"a" * 40)
+    cache.put(("replay", "b"), b"b" * 40)
+    assert cache.get(("replay", "a")) is not None  # read: now the most recent
+    cache.put(("replay", "c"), b"c" * 40)
+    assert cache.get(("replay", "b")) is None and cache.get(("replay", "a")) == b"a" * 40
+    assert cache.bytes_held == 80
+    cache.put(("export", "huge"), b"x" * 101)  # larger than the whole cache: served, never kept
+    assert cache.get(("export", "huge")) is None and cache.bytes_held == 80
+
+
+async def test_callers_asking_at_once_share_one_build() -> None:
+    cache, builds = RecordCache(max_bytes=1000), []
+
+    async def build() -> bytes:
+        builds.append(1)
+        await asyncio.sleep(0.05)
+        return b"{}"
+
+    bodies = await asyncio.gather(*(cache.get_or_build(("replay", "g"), build) for _ in range(5)))
+    assert bodies == [b"{}"] * 5 and len(builds) == 1
+    assert await cache.get_or_build(("replay", "g"), build) == b"{}" and len(builds) == 1
