@@ -15,6 +15,8 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import Scope
 
+from app.protocol.client_config import client_config_script
+
 from .security_headers import csp_allowing_script
 
 STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
@@ -77,7 +79,7 @@ def _render_index(template: str, versions: dict[str, str], page: str = "home") -
     _page_cache["csp"] = csp_allowing_script(
         base64.b64encode(hashlib.sha256(mapping.encode()).digest()).decode()
     )
-    head = [f'<script type="importmap">{mapping}</script>']
+    head = [f'<script type="importmap">{mapping}</script>', client_config_script()]
     modules = _eager_modules(versions, PAGE_VIEWS.get(page, ()))
     head += [f'<link rel="modulepreload" href="{url[path]}">' for path in modules]
     head.append(f'<script type="module" src="{url[_ENTRY]}"></script>')

@@ -9,8 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.config import Settings
 from app.engine import BotLevel, Options
+from app.engine.options import MAX_PLAYERS
 from app.protocol import SeatInfo, StateMessage
-from app.protocol.messages import OptionValue
+from app.protocol.messages import OptionValue, SeatCount, SeatIndex
 from app.table import Refusal
 from app.table.text import clean_name
 
@@ -41,8 +42,8 @@ class RoomCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Name
-    seats: Annotated[int, Field(ge=2, le=8)] = 4
-    bots: list[BotLevel] | Annotated[int, Field(ge=0, le=7)] = Field(default_factory=list)
+    seats: SeatCount = 4
+    bots: list[BotLevel] | Annotated[int, Field(ge=0, le=MAX_PLAYERS - 1)] = Field(default_factory=list)
     options: dict[str, OptionValue] = Field(default_factory=dict)
 
 
@@ -58,7 +59,7 @@ class RoomJoin(BaseModel):
 
     name: Name
     # Ask for this bot's seat: a request the host approves (the answer has a token and no seat yet).
-    seat: Annotated[int, Field(ge=0, le=7)] | None = None
+    seat: SeatIndex | None = None
     program: bool = False  # a program joins (e.g. examples/bot.py): the table shows the seat as a program
 
 

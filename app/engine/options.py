@@ -8,13 +8,17 @@ from typing import Any, Literal, get_args
 from .cards import DECK_SIZE, Card, shoe_size
 from .errors import OptionsError
 
+# The one source of the seat bounds: a table has MIN_PLAYERS to MAX_PLAYERS seats (the protocol, the REST
+# bodies, the table core, the JSON Schema and the client all take them from here).
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 ROUNDS = 11
+MAX_DECKS = 4
 FACE_VALUES = ("ten", "rank")
 TURN_TIMERS = (0, 30, 60, 120)
 BotLevel = Literal["easy", "normal", "hard", "random"]
 BOT_LEVELS: tuple[str, ...] = get_args(BotLevel)
+DEFAULT_BOT_LEVEL: BotLevel = "normal"  # a bot added without a level
 
 
 def cards_dealt(round_number: int) -> int:
@@ -52,9 +56,13 @@ class Options:
 
     def __post_init__(self) -> None:
         if self.decks is not None and (
-            isinstance(self.decks, bool) or not isinstance(self.decks, int) or not 1 <= self.decks <= 4
+            isinstance(self.decks, bool)
+            or not isinstance(self.decks, int)
+            or not 1 <= self.decks <= MAX_DECKS
         ):
-            raise OptionsError(f"decks must be 1 to 4 (or empty for 'by player count'), got {self.decks!r}")
+            raise OptionsError(
+                f"decks must be 1 to {MAX_DECKS} (or empty for 'by player count'), got {self.decks!r}"
+            )
         for name in ("jokers", "ace_high_low", "natural_in_every_meld", "hints"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionsError(f"{name} must be true or false, got {getattr(self, name)!r}")

@@ -2,6 +2,7 @@
 
 from .errors import ERROR_CODES, http_status, wire_error
 from .messages import (
+    CLIENT_MESSAGES,
     CLIENT_TYPES,
     REACTIONS,
     Ack,
@@ -48,6 +49,7 @@ from .messages import (
 from .parse import MessageRefused, parse_client_message
 
 __all__ = [
+    "CLIENT_MESSAGES",
     "CLIENT_TYPES",
     "ERROR_CODES",
     "Ack",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -12,10 +12,14 @@ from pydantic import (
 )
 
 from app.engine import Action, BotLevel, Card, Discard, Draw, GoOut, Options
+from app.engine.options import DEFAULT_BOT_LEVEL, MAX_PLAYERS, MIN_PLAYERS
 from app.engine.views import SeatView
 
 # A house-rule value as a client sends it; the engine's Options says which are valid (code bad_options).
 OptionValue = int | bool | str | None
+# How many seats a table has, and one seat's index: bounded by the engine's one pair of constants.
+SeatCount = Annotated[int, Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)]
+SeatIndex = Annotated[int, Field(ge=0, le=MAX_PLAYERS - 1)]
 
 
 class _In(BaseModel):
@@ -102,39 +106,39 @@ class Ping(_In):
 class SetOptions(_In):
     type: Literal["set_options"]
     options: dict[str, OptionValue] | None = None
-    seats: Annotated[int, Field(ge=2, le=8)] | None = None
+    seats: SeatCount | None = None
 
 
 class AddBot(_In):
     type: Literal["add_bot"]
-    level: BotLevel = "normal"
+    level: BotLevel = DEFAULT_BOT_LEVEL
 
 
 class RemoveSeat(_In):
     type: Literal["remove_seat"]
-    seat: Annotated[int, Field(ge=0, le=7)]
+    seat: SeatIndex
 
 
 class BotSeat(_In):
     """Host: hand a seat to a bot (a person's seat: their token stops working; a bot's: a new level)."""
 
     type: Literal["bot_seat"]
-    seat: Annotated[int, Field(ge=0, le=7)]
-    level: BotLevel = "normal"
+    seat: SeatIndex
+    level: BotLevel = DEFAULT_BOT_LEVEL
 
 
 class MakeHost(_In):
     """Host: hand the host role to another person's seat (any status)."""
 
     type: Literal["make_host"]
-    seat: Annotated[int, Field(ge=0, le=7)]
+    seat: SeatIndex
 
 
 class RequestSeat(_In):
     """A spectator asks for a bot's seat (any time); the host approves, unless it was the asker's seat."""
 
     type: Literal["request_seat"]
-    seat: Annotated[int, Field(ge=0, le=7)]
+    seat: SeatIndex
     name: Annotated[str, Field(max_length=200)] | None = None  # needed unless the seat was the asker's
 
 
@@ -148,14 +152,14 @@ class ApproveSeat(_In):
     """Host: the request for this bot's seat stands; the seat passes at the next moment the rules allow."""
 
     type: Literal["approve_seat"]
-    seat: Annotated[int, Field(ge=0, le=7)]
+    seat: SeatIndex
 
 
 class DeclineSeat(_In):
     """Host: no to the request for this bot's seat."""
 
     type: Literal["decline_seat"]
-    seat: Annotated[int, Field(ge=0, le=7)]
+    seat: SeatIndex
 
 
 class Start(_In):
@@ -193,7 +197,8 @@ class HintIn(_In):
     type: Literal["hint"]
 
 
-ClientMessage = Annotated[
+# The one list of client messages: the union, the parser's known types and the JSON Schema all come from it.
+ClientMessages = (
     Hello
     | ActionMessage
     | ChatIn
@@ -214,38 +219,22 @@ ClientMessage = Annotated[
     | Reopen
     | Ready
     | HintIn
-    | ReactIn,
-    Field(discriminator="type"),
-]
-client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-CLIENT_TYPES: tuple[str, ...] = tuple(
-    sorted(
-        m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
-        for m in (
-            Hello,
-            ActionMessage,
-            ChatIn,
-            Resync,
-            Ping,
-            SetOptions,
-            AddBot,
-            RemoveSeat,
-            BotSeat,
-            MakeHost,
-            RequestSeat,
-            WithdrawRequest,
-            ApproveSeat,
-            DeclineSeat,
-            Start,
-            Continue,
-            Rematch,
-            Reopen,
-            Ready,
-            HintIn,
-            ReactIn,
-        )
-    )
+    | ReactIn
 )
+ClientMessage = Annotated[ClientMessages, Field(discriminator="type")]
+client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+def message_type(model: type[BaseModel]) -> str:
+    """The ``type`` a message model carries (its one ``Literal`` value)."""
+    annotation: Any = model.model_fields["type"].annotation
+    (kind,) = get_args(annotation)
+    return str(kind)
+
+
+# type -> model, in the union's order: what a dispatcher can check itself against.
+CLIENT_MESSAGES: dict[str, type[BaseModel]] = {message_type(m): m for m in get_args(ClientMessages)}
+CLIENT_TYPES: tuple[str, ...] = tuple(sorted(CLIENT_MESSAGES))
 
 
 # ----- server → client -----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from app.engine import Action, Draw, Options, apply, new_game
+from app.engine.options import MAX_PLAYERS, MIN_PLAYERS
 
 from .changes import (
     AddSeat,
@@ -266,8 +267,8 @@ def start_game(table: Table, *, seed: int, public_id: str, at: datetime, rematch
         ("start a rematch", RoomStatus.FINISHED) if rematch else ("start the game", RoomStatus.LOBBY)
     )
     _expect(table, doing, expected)
-    if len(table.seats) < 2:
-        raise Refusal("not_allowed", "a game needs at least 2 seats taken")
+    if len(table.seats) < MIN_PLAYERS:
+        raise Refusal("not_allowed", f"a game needs at least {MIN_PLAYERS} seats taken")
     assert RoomStatus.PLAYING in TRANSITIONS[expected]
     state = new_game(len(table.seats), table.options, seed)
     number = (table.game_number or 0) + 1
@@ -375,8 +376,8 @@ def new_table(
     now: datetime,
 ) -> Table:
     """A room in the lobby at version 1: the host in seat 0 and ``bots`` after it."""
-    if not 2 <= seat_count <= 8:
-        raise Refusal("bad_request", "a table has 2 to 8 seats")
+    if not MIN_PLAYERS <= seat_count <= MAX_PLAYERS:
+        raise Refusal("bad_request", f"a table has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
     if 1 + len(bots) > seat_count:
         raise Refusal("bad_request", f"{len(bots)} bots and the host do not fit in {seat_count} seats")
     checked = Options.from_dict(dict(options))

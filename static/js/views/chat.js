@@ -2,8 +2,7 @@
 // above it, always in view (the chat folds away on a phone), and float up from the player's chip.
 import { h, mount } from '../dom.js';
 import { num, t } from '../i18n.js';
-
-export const REACTIONS = ['👍', '👏', '😂', '😮', '😢', '🤔'];
+import { config } from '../config.js';
 
 /** Show ``emoji`` rising from the chip (table) or row (lobby) of ``seat`` for a moment. */
 export function showReaction(seat, emoji) {
@@ -48,7 +47,7 @@ export function renderChatPanel(panel, ctx, actions) {
       },
     }, input, h('button.secondary', { type: 'submit' }, t('send')));
     const reactions = h('div.reactions', { role: 'group', 'aria-label': t('reactions') },
-      REACTIONS.map((emoji) => h('button.reaction', {
+      config.reactions.map((emoji) => h('button.reaction', {
         type: 'button', 'data-testid': 'react', title: t('react_with', { emoji }), 'aria-label': t('react_with', { emoji }),
         onclick: () => actions.send({ type: 'react', emoji }),
       }, emoji)));

@@ -2,20 +2,19 @@
 import { savedName, saveName } from '../storage.js';
 import { h, mount } from '../dom.js';
 import { errorText, num, t } from '../i18n.js';
+import { config, seatCounts } from '../config.js';
 import { botIcon } from './widgets.js';
 import { DEFAULT_OPTIONS, optionRows } from './options.js';
 
-const BOT_LEVELS = ['easy', 'normal', 'hard', 'random'];
-
 export function renderHome(container, actions) {
-  const form = { name: savedName(), seats: 2, bots: [], options: { ...DEFAULT_OPTIONS } };
+  const form = { name: savedName(), seats: config.seats.min, bots: [], options: { ...DEFAULT_OPTIONS } };
 
   const nameInput = h('input', {
     id: 'create-name', name: 'name', required: true, maxlength: 32, autocomplete: 'nickname',
     placeholder: t('name_placeholder'), 'data-testid': 'create-name', value: form.name,
   });
   const seatsSelect = h('select', { id: 'create-seats', 'data-testid': 'create-seats' },
-    [2, 3, 4, 5, 6, 7, 8].map((n) => h('option', { value: String(n) }, num(n))));
+    seatCounts().map((n) => h('option', { value: String(n) }, num(n))));
   seatsSelect.value = String(form.seats);
   const botList = h('div.bots');
   const optionsBox = h('div');
@@ -24,7 +23,7 @@ export function renderHome(container, actions) {
   function drawBots() {
     const rows = form.bots.map((level, i) => {
       const sel = h('select', { 'aria-label': t('bot_level'), onchange: () => { form.bots[i] = sel.value; } },
-        BOT_LEVELS.map((l) => h('option', { value: l }, t(`bot_${l}`))));
+        config.bot_levels.map((l) => h('option', { value: l }, t(`bot_${l}`))));
       sel.value = level;
       return h('div.bot-row', {},
         botIcon(),
@@ -36,7 +35,7 @@ export function renderHome(container, actions) {
       rows.length ? rows : h('p.hint', {}, t('bots_none')),
       canAdd ? h('button.secondary', {
         type: 'button', 'data-testid': 'add-bot',
-        onclick: () => { form.bots.push('normal'); drawBots(); },
+        onclick: () => { form.bots.push(config.default_bot_level); drawBots(); },
       }, '+ ', t('add_bot')) : null);
   }
 

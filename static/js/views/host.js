@@ -3,6 +3,7 @@
 // once the game is over (Play again, or waiting for the host; the final scores; the history).
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
+import { config } from '../config.js';
 import { confirmDialog } from './confirm.js';
 import { botIcon, displayName, historyLink, seatName, winnersLine } from './widgets.js';
 
@@ -33,7 +34,7 @@ export function handToBotButton(seat, actions) {
         title: t('hand_to_bot_title', { name }), message: t('hand_to_bot_text', { name }),
         confirm: t('hand_to_bot'), danger: true, testid: 'confirm-bot',
       });
-      if (sure) actions.send({ type: 'bot_seat', seat: seat.seat, level: 'normal' });
+      if (sure) actions.send({ type: 'bot_seat', seat: seat.seat, level: config.default_bot_level });
     },
   }, botIcon(), h('span', {}, t('hand_to_bot')));
 }

@@ -1,6 +1,7 @@
 // The lobby (seats, presence, host controls, link to share) and the join-or-watch prompt of a room link.
 import { h, mount } from '../dom.js';
 import { errorText, num, t } from '../i18n.js';
+import { config, seatCounts } from '../config.js';
 import { savedName, saveName } from '../storage.js';
 import { optionRows } from './options.js';
 import { askPanel, seatRequestControls } from './seatask.js';
@@ -9,9 +10,8 @@ import { confirmDialog } from './confirm.js';
 import { makeHostButton } from './host.js';
 import { botIcon, displayName, historyLink, nameLabel } from './widgets.js';
 
-const BOT_LEVELS = ['easy', 'normal', 'hard', 'random'];
 // Kept across redraws (every presence change redraws the lobby): what the host last picked or opened.
-const picked = { botLevel: 'normal', rulesOpen: null };
+const picked = { botLevel: config.default_bot_level, rulesOpen: null };
 
 function seatRow(ctx, actions, seat) {
   const you = seat.seat === ctx.seat;
@@ -59,12 +59,12 @@ export function renderLobby(container, ctx, actions) {
   if (ctx.isHost && room.status === 'lobby') {
     const level = h('select', {
       'aria-label': t('bot_level'), 'data-key': 'bot-level', onchange: () => { picked.botLevel = level.value; },
-    }, BOT_LEVELS.map((l) => h('option', { value: l }, t(`bot_${l}`))));
+    }, config.bot_levels.map((l) => h('option', { value: l }, t(`bot_${l}`))));
     level.value = picked.botLevel;
     const seatCount = h('select', {
       id: 'lobby-seats', 'data-key': 'lobby-seats',
       onchange: () => actions.send({ type: 'set_options', seats: Number(seatCount.value) }),
-    }, [2, 3, 4, 5, 6, 7, 8].filter((n) => n >= room.seats.length).map((n) => h('option', { value: String(n) }, num(n))));
+    }, seatCounts(room.seats.length).map((n) => h('option', { value: String(n) }, num(n))));
     seatCount.value = String(room.seat_count);
     hostControls = h('div.host-controls', {},
       h('div.field.inline', {}, h('label', { for: 'lobby-seats' }, t('seats')), seatCount),
@@ -74,7 +74,7 @@ export function renderLobby(container, ctx, actions) {
           onclick: () => actions.send({ type: 'add_bot', level: level.value }),
         }, '+ ', t('add_bot'))) : null,
       h('button.primary.big', {
-        type: 'button', 'data-testid': 'start', 'data-key': 'start', disabled: room.seats.length < 2,
+        type: 'button', 'data-testid': 'start', 'data-key': 'start', disabled: room.seats.length < config.seats.min,
         onclick: () => actions.send({ type: 'start' }),
       }, t('start')));
   }

@@ -1,17 +1,10 @@
 // The house-rule controls (home page and lobby): one row per option with its one-line explanation.
 import { h } from '../dom.js';
 import { num, t } from '../i18n.js';
+import { config } from '../config.js';
 
-export const DEFAULT_OPTIONS = {
-  decks: null,
-  jokers: false,
-  ace_high_low: false,
-  face_values: 'ten',
-  joker_points: 15,
-  natural_in_every_meld: false,
-  turn_timer: 0,
-  hints: false,
-};
+export const DEFAULT_OPTIONS = config.options;
+const CHOICES = config.option_choices;
 
 function row(name, control) {
   const id = `opt-${name}`;
@@ -42,7 +35,7 @@ export function optionRows(options, onchange, disabled = false) {
   const o = { ...DEFAULT_OPTIONS, ...options };
   const set = (name, parse) => (value) => onchange({ [name]: parse(value) });
   const rows = [
-    row('decks', select([['', t('auto')], ...[1, 2, 3, 4].map((n) => [n, num(n)])], o.decks ?? '',
+    row('decks', select([['', t('auto')], ...CHOICES.decks.map((n) => [n, num(n)])], o.decks ?? '',
       set('decks', (v) => (v === '' ? null : Number(v))), disabled)),
     row('jokers', toggle(o.jokers, set('jokers', Boolean), disabled)),
   ];
@@ -53,9 +46,9 @@ export function optionRows(options, onchange, disabled = false) {
   }
   rows.push(
     row('ace_high_low', toggle(o.ace_high_low, set('ace_high_low', Boolean), disabled)),
-    row('face_values', select([['ten', t('face_ten')], ['rank', t('face_rank')]], o.face_values,
+    row('face_values', select(CHOICES.face_values.map((v) => [v, t(`face_${v}`)]), o.face_values,
       set('face_values', String), disabled)),
-    row('turn_timer', select([[0, t('off')], ...[30, 60, 120].map((n) => [n, t('seconds', { n })])], o.turn_timer,
+    row('turn_timer', select(CHOICES.turn_timer.map((n) => [n, n ? t('seconds', { n }) : t('off')]), o.turn_timer,
       set('turn_timer', Number), disabled)),
     row('hints', toggle(o.hints, set('hints', Boolean), disabled)),
   );
