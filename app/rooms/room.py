@@ -71,6 +71,7 @@ PRESENCE_SECONDS = 0.25
 UNSAVED = "the move could not be saved (the database did not answer), so it was not made; try again shortly"
 COMMIT_ATTEMPTS = 3  # seat and lobby commands (no version) retried on the table another process left
 BAD_HELLOS = 5  # hellos with a token that is nothing here; then the socket is closed
+RECHECK_SECONDS = 0.2  # a move from "the future" reads the store at most this often at one cache version
 
 
 class Room:
@@ -107,7 +108,8 @@ class Room:
         # Sockets coming and going are told to everyone at most a few times a second (spectator churn).
         self.presence_news = Throttle(PRESENCE_SECONDS, clock, self.publish_presence)
         self._hints: dict[int, HintOut] = {}  # seat -> its hint at the table's current version
-        self._checked_version = -1  # the cache version the store last agreed with (a future version)
+        self._heard_version = self.table.version  # the newest version a notice spoke of
+        self._future_checked = (-1, 0.0)  # (cache version, when) the store was last read for a future one
         self._behind_at_sweep: int | None = None  # the store's version at the last sweep, if it was ahead
         self._following: asyncio.Task[None] | None = None
         self._follow_again = False
@@ -231,19 +233,19 @@ class Room:
         table = self.table
         after_seq = table.game.moves if table.game is not None else 0
         tail = await self.store.tail(self.code, game_id=table.game_id, after_seq=after_seq)
-        if tail is None or tail.version == table.version:
-            self._checked_version = table.version
+        if tail is None:
+            return False
+        self._heard_version = tail.version  # the truth now (a forged notice's version is forgotten)
+        if tail.version == table.version:
             return False
         if tail.version > table.version and tail.moves and tail.moves[-1].version == tail.version:
             try:
                 for move in tail.moves:
                     self._follow_move(move)
-                self._checked_version = self.table.version
                 return True
             except (GameError, Refusal, ValueError, KeyError, TypeError) as exc:
                 log.info("room %s: the log does not lead on from the cache (%s); reloading", self.code, exc)
         await self._reload()
-        self._checked_version = self.table.version
         self._show()
         return True
 
@@ -275,7 +277,6 @@ class Room:
         try:
             stored = await self.store.version_of(self.code)
             if stored is None or stored == self.table.version:
-                self._checked_version = self.table.version
                 return
             async with self.lock:
                 await self._catch_up()
@@ -317,6 +318,7 @@ class Room:
         it comes: see ``peers``."""
         joined = list(self.presence.joined())
         if notice.kind == "state":
+            self._heard_version = max(self._heard_version, notice.version)
             if notice.version != self.table.version:
                 self.follow_soon()  # read it from the store (a notice behind us: a cheap check)
         elif notice.kind == "presence":
@@ -491,11 +493,7 @@ class Room:
         async with self.lock:
             if self.closing:
                 raise Refusal("not_allowed", RESTARTING)
-            if (
-                message.version is not None
-                and message.version > self.table.version
-                and self._checked_version != self.table.version  # read the store once per version
-            ):
+            if message.version is not None and message.version > self.table.version and self._may_be_behind():
                 await self._catch_up()  # the client has seen a newer table: notices were missed
             seen = self.acks.get(message.id)
             if seen is None:
@@ -516,6 +514,20 @@ class Room:
             if seen.seat != conn.seat:
                 raise Refusal("bad_message", f"action id {message.id!r} was used by another seat")
             conn.send(Ack(id=message.id, version=seen.version))  # a retry: never applied twice
+
+    def _may_be_behind(self) -> bool:
+        """A move says it saw a version newer than the cache: worth a read of the store? Yes if a notice
+        spoke of a newer version, or the store has not been read at this cache version in the last
+        ``RECHECK_SECONDS`` (a client claiming versions from the future costs at most a few cheap reads a
+        second, never a reload each)."""
+        if self._heard_version > self.table.version:
+            return True
+        version, at = self._future_checked
+        now = self.clock.monotonic()
+        if version == self.table.version and now - at < RECHECK_SECONDS:
+            return False
+        self._future_checked = (self.table.version, now)
+        return True
 
     async def _ack_from_store(self, action_id: str, refused: Exception) -> AckRecord:
         """A move refused as stale (or beaten to the store) may be a retry of one applied through another

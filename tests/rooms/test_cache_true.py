@@ -299,3 +299,21 @@ def test_a_notice_is_read_strictly_and_checked_against_its_signature() -> None:
         decode_notice(encode_notice(notice, "p1"), b"k")  # unsigned, where notices must be signed
     with pytest.raises(ValueError):
         decode_notice(encode_notice(notice, "p1", b"other"), b"k")
+
+
+async def test_a_move_at_the_stores_version_is_made_on_a_cache_one_behind(
+    manager: RoomManager, elsewhere: RoomManager
+) -> None:
+    """A process that already read the store at its cache's version, then fell one behind (another process
+    moved, its notice not here yet), still makes a move sent against the store's version: the move is not
+    refused as stale for a version that is the table's current one."""
+    here, there, tokens = await started(manager, elsewhere)
+    mover = FakeSocket(there)
+    await mover.say({"type": "hello", "token": token_to_act(there, tokens)})  # `there` read the store
+    ack = await move_here(here, token_to_act(here, tokens), "m-1")  # a draw: the same seat moves on
+    assert there.table.version == ack["version"] - 1
+    assert here.table.game is not None
+    move = action_to_dict(choose_action(here.table.game, here.table.game.turn, "normal", 1))
+    mover.drain()
+    out = await mover.say({"type": "action", "id": "m-2", "version": ack["version"], "action": move})
+    assert [m["type"] for m in out if m["type"] in ("ack", "error")] == ["ack"], out
