@@ -231,11 +231,11 @@ def seat_shown(client: Client, seat: int) -> dict[str, Any]:
     return dict(client.state["room"]["seats"][seat])
 
 
-async def next_server_move(store: Store, game_id: int | str, version: int, seconds: float) -> float:
-    """Wait for the table to move on from ``version`` by itself; when it did (monotonic seconds)."""
+async def next_server_move(store: Store, game_id: int | str, moves: int, seconds: float) -> float:
+    """Wait for the game to move on from ``moves`` by itself; when it did (monotonic seconds)."""
     deadline = time.monotonic() + seconds
-    while (await stored_game(store, game_id))[0] == version:
-        assert time.monotonic() < deadline, f"no server move at version {version} within {seconds} s"
+    while (await stored_game(store, game_id))[1].moves == moves:
+        assert time.monotonic() < deadline, f"no server move after move {moves} within {seconds} s"
         await asyncio.sleep(0.01)
     return time.monotonic()
 
@@ -264,11 +264,13 @@ async def test_a_seat_handed_over_at_a_round_start_through_another_process(tmp_p
         async def play(sockets: dict[int, Client], until: Any) -> GameState:
             """People move through ``sockets``; the bot's moves are waited for; until ``until(state)``."""
             while True:
-                version, state = await stored_game(store, game_id)
+                loaded = await store.load_table(code)  # the room's version: seat changes move it too
+                assert loaded is not None and loaded.table.game is not None
+                version, state = loaded.table.version, loaded.table.game
                 if until(state):
                     return state
                 if state.turn not in sockets:
-                    await next_server_move(store, game_id, version, 15)
+                    await next_server_move(store, game_id, state.moves, 15)
                     continue
                 move = action(state, version)
                 ack = await answer(sockets[state.turn], move)
@@ -303,9 +305,8 @@ async def test_a_seat_handed_over_at_a_round_start_through_another_process(tmp_p
         assert (await asker.next("welcome"))["seat"] == bot
         await asker.close()  # Dee's browser is gone: the seat is theirs, the server plays it after the grace
 
-        await play(people, lambda s: s.turn == bot)
-        version = (await stored_game(store, game_id))[0]
-        played_at = await next_server_move(store, game_id, version, GRACE + 15)
+        turn = await play(people, lambda s: s.turn == bot)
+        played_at = await next_server_move(store, game_id, turn.moves, GRACE + 15)
         waited = played_at - handed_at
         # (the hand-over was committed before the host's socket heard of it: at most that much earlier)
         assert waited > GRACE - 1, (
