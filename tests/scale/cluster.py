@@ -87,10 +87,10 @@ class RedisServer:
 
 class RedisGate:
     """A TCP relay between one app process and Redis that the test can shut: from ``shut()`` on, nothing the
-    process sends on its open connections (or on new ones, until ``reopen()``) ever reaches Redis. Shut just
-    before a process is killed, it makes "the notice died with the process" certain rather than a race
-    between the publisher and the kill; a connection shut stays shut, so bytes read after the kill are
-    dropped too."""
+    process sends, on its open connections or on new ones, ever reaches Redis. Shut just before a process is
+    killed, it makes "the notice died with the process" certain rather than a race between the publisher
+    and the kill. A shut gate stays shut (even a connection the dead process opened is accepted only later):
+    its process's next start gets a new one (``Cluster.new_gate``)."""
 
     def __init__(self, redis: RedisServer) -> None:
         self.redis = redis
@@ -110,10 +110,6 @@ class RedisGate:
         self._shut = True
         for link in self._links:
             link.shut = True
-
-    def reopen(self) -> None:
-        """New connections (a restarted process's) reach Redis again; the shut ones never do."""
-        self._shut = False
 
     async def close(self) -> None:
         if self._server is not None:
@@ -242,6 +238,13 @@ class Cluster:
         """SIGKILL one process: what a crash does."""
         self.procs[index].send_signal(signal.SIGKILL)
         self.procs[index].wait(timeout=10)
+
+    async def new_gate(self, index: int) -> None:
+        """Process ``index``'s next start reaches Redis through a new gate; the old one stays shut."""
+        old = self.gates[index]
+        self.gates[index] = RedisGate(self.redis)
+        await self.gates[index].start()
+        await old.close()
 
     def app_env(self, index: int) -> dict[str, str]:
         """The environment of process ``index``: its port, and its own gate to Redis when gated."""
