@@ -539,12 +539,10 @@ class Room:
                     ACTION_LATENCY.observe(time.perf_counter() - started)
                     return
                 except VersionConflict as exc:  # another process committed first: if not to the game (a
-                    game = self.table.play_version  # seat request, say), the move is made again on its table
-                    if attempt == 0:
-                        await self._reload()
-                        if self.table.play_version == game:
-                            seen = self.acks.get(message.id)
-                            continue
+                    if attempt == 0 and await self._game_unmoved():  # seat request, say), made again
+                        await self._catch_up()
+                        seen = self.acks.get(message.id)
+                        continue
                     seen = await self._ack_from_store(message.id, exc)
                 except Refusal as exc:
                     seen = await self._ack_from_store(message.id, exc)
@@ -552,6 +550,14 @@ class Room:
             if seen.seat != conn.seat:
                 raise Refusal("bad_message", f"action id {message.id!r} was used by another seat")
             conn.send(Ack(id=message.id, version=seen.version))  # a retry: never applied twice
+
+    async def _game_unmoved(self) -> bool:
+        """The store holds no move of this table's game past the cache's, nor another game. Under the lock."""
+        game = self.table.game
+        if game is None or self.table.game_id is None:
+            return False
+        tail = await self.store.tail(self.code, game_id=self.table.game_id, after_seq=game.moves)
+        return tail is not None and tail.game_id == self.table.game_id and not tail.moves
 
     async def _ack_from_store(self, action_id: str, refused: Exception) -> AckRecord:
         """A move refused as stale (or beaten to the store) may be a retry of one applied through another

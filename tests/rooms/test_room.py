@@ -453,7 +453,8 @@ async def test_a_seat_request_committed_by_another_process_does_not_make_a_move_
         out = await host_a.say(
             {"type": "action", "id": "a", "version": seen, "action": {"type": "draw", "source": "stock"}}
         )
-        assert codes(out) == [] and out[0] == {"type": "ack", "id": "a", "version": seen + 2}
+        acks = [m for m in out if m["type"] == "ack"]
+        assert codes(out) == [] and acks == [{"type": "ack", "id": "a", "version": seen + 2}]
     finally:
         await manager_b.close()
         await store_b.close()
