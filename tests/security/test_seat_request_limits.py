@@ -50,18 +50,26 @@ async def test_rest_requests_are_limited_per_address_and_a_declined_asker_waits(
     async with server(tmp_path, address_requests_per_10s=3, declined_cool_down_seconds=30) as base:
         code, host = await hosted(base, bots=5)
         try:
-            answers = [(await ask(base, code, seat, "203.0.113.7")).status_code for seat in range(1, 6)]
+            names = ["Eve", "Fay", "Gus", "Hal", "Ivy"]  # distinct: a name may not read as another's
+            answers = [
+                (await ask(base, code, seat, "203.0.113.7", name=names[seat - 1])).status_code
+                for seat in range(1, 6)
+            ]
             assert answers == [200, 200, 200, 429, 429]
-            assert (await ask(base, code, 4, "198.51.100.2")).status_code == 200  # another address
+            assert (
+                await ask(base, code, 4, "198.51.100.2", name="Hal")
+            ).status_code == 200  # another address
             # The host declines; the asker cannot ask again at once, from any token; others can.
             await request_of(host, 1, {"name": "Eve", "approved": False})
             await host.send({"type": "decline_seat", "seat": 1})
             await request_of(host, 1, None)
-            again = await ask(base, code, 1, "192.0.2.50")  # a new address: only the declined one waits
+            again = await ask(
+                base, code, 1, "192.0.2.50", name="Jon"
+            )  # a new address: only the declined one waits
             assert again.status_code == 200
             await host.send({"type": "decline_seat", "seat": 1})
             await request_of(host, 1, None)
-            refused = await ask(base, code, 1, "192.0.2.50")
+            refused = await ask(base, code, 1, "192.0.2.50", name="Kim")
             assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
         finally:
             await host.close()
