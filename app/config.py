@@ -74,6 +74,13 @@ class Settings(BaseSettings):
         default=20, ge=1
     )  # lobby commands (options, seats, start) one seat may send
     max_spectators_per_table: int = Field(default=50, ge=0)  # sockets watching one table
+    # Seat requests (socket or REST) a table commits per 10 seconds: in all, and from one client address.
+    table_requests_per_10s: int = Field(default=10, ge=1)
+    address_requests_per_10s: int = Field(default=4, ge=1)
+    # After the host declines a request, its asker's address (and token) may not ask again for this long.
+    declined_cool_down_seconds: float = Field(default=30, ge=0)
+    # A pending request with no open socket of its asker at the table goes after this long.
+    request_wait_seconds: float = Field(default=60, ge=0)
     max_connects_per_second: float = Field(
         default=5.0, gt=0
     )  # new WebSockets from one address (bursts of 4x)

@@ -126,10 +126,13 @@ async def create_room(
         },
     },
 )
-async def join_room(code: str, body: RoomJoin, manager: ManagerDep, settings: SettingsDep) -> JoinResult:
+async def join_room(
+    code: str, body: RoomJoin, request: Request, manager: ManagerDep, settings: SettingsDep
+) -> JoinResult:
     name = _name(body.name, settings.max_name_length)
     room = await manager.require(code)
-    seat, token = await room.join(name, body.seat, program=body.program)
+    address = request.client.host if request.client else "unknown"  # a trusted proxy's forwarded one
+    seat, token = await room.join(name, body.seat, program=body.program, address=address)
     return JoinResult(spectator=seat is None, seat=seat, token=token, requested_seat=body.seat)
 
 

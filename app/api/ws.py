@@ -75,12 +75,14 @@ async def table_socket(
         await websocket.close(CLOSE_POLICY)
         return
     try:
-        await _serve(websocket, code, manager, settings)
+        await _serve(websocket, code, manager, settings, address)
     finally:
         limits.close_socket(address)
 
 
-async def _serve(websocket: WebSocket, code: str, manager: RoomManager, settings: Settings) -> None:
+async def _serve(
+    websocket: WebSocket, code: str, manager: RoomManager, settings: Settings, address: str
+) -> None:
     await websocket.accept()
     room = await manager.get(code)
     if room is None:
@@ -89,7 +91,7 @@ async def _serve(websocket: WebSocket, code: str, manager: RoomManager, settings
         await websocket.send_text(encode(error))
         await websocket.close(CLOSE_ROOM_NOT_FOUND)
         return
-    conn = Connection(max_queue=settings.send_queue_size)
+    conn = Connection(max_queue=settings.send_queue_size, address=address)
     writer = asyncio.create_task(_write(websocket, conn))
     limiter = TokenBucket(
         settings.max_messages_per_second, 2 * settings.max_messages_per_second, manager.clock

@@ -32,6 +32,7 @@ from app.protocol import (
     ChatIn,
     ClientMessage,
     Continue,
+    DeclineSeat,
     Hello,
     HintIn,
     HintOut,
@@ -50,7 +51,14 @@ from app.protocol import (
 from app.store import AckRecord, LoadedTable, LoggedMove, Store, VersionConflict
 from app.table import Change, RecordMove, Refusal, Table, pause
 from app.table import commands as table_commands
-from app.table.schedule import Timing, auto_announcement_due, due_move, host_handover, next_wake
+from app.table.schedule import (
+    Timing,
+    auto_announcement_due,
+    due_move,
+    host_handover,
+    next_wake,
+    unanswered_requests,
+)
 from app.table.text import clean_name
 
 from . import peers, render, seat_changes, talk
@@ -60,7 +68,7 @@ from .connection import CLOSE_POLICY, Connection
 from .driver import Driver
 from .hello import SPECTATOR, identify
 from .lease import Leases
-from .limits import SeatLimiter, Throttle
+from .limits import SeatLimiter, SeatRequestGuard, Throttle
 from .presence import Presence
 from .tokens import hash_token, new_token
 
@@ -99,12 +107,20 @@ class Room:
             bot_delay_ms=settings.bot_delay_ms,
             host_away_seconds=settings.host_away_seconds,
             round_break_seconds=settings.round_break_seconds,
+            request_wait_seconds=settings.request_wait_seconds,
         )
         self.leases = leases  # None: this process drives the table; else only while it holds the lease
         self.driver = Driver(self, clock, leases)
         self.chat_limit = SeatLimiter(settings.chat_max_per_10s, clock, "chat lines")
         self.lobby_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "table commands")
         self.request_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "seat requests")
+        self.seat_requests = SeatRequestGuard(
+            per_table=settings.table_requests_per_10s,
+            per_address=settings.address_requests_per_10s,
+            cool_down=settings.declined_cool_down_seconds,
+            clock=clock,
+            watch_from=clock.now(),
+        )
         # Sockets coming and going are told to everyone at most a few times a second (spectator churn).
         self.presence_news = Throttle(PRESENCE_SECONDS, clock, self.publish_presence)
         self._hints: dict[int, HintOut] = {}  # seat -> its hint at the table's current version
@@ -131,7 +147,16 @@ class Room:
         return any(True for _ in self.presence.joined())
 
     def next_wake(self) -> datetime | None:
-        return next_wake(self.table, self.presence.away(self.table), self.presence.announced, self.timing)
+        away, waiting = self.presence.away(self.table), self.waiting_requests()
+        return next_wake(self.table, away, self.presence.announced, self.timing, waiting)
+
+    def waiting_requests(self) -> dict[int, datetime]:
+        """Pending requests with no socket of their asker here, and since when. With several processes the
+        asker may be on another one (presence carries no tokens): none counts as unattended then."""
+        if self.broadcaster.shared:
+            return {}
+        attended = {c.token_hash for c in self.presence.joined() if c.token_hash is not None}
+        return self.seat_requests.waiting(self.table, attended)
 
     # ----- the one transition -----------------------------------------------------------------------------
 
@@ -496,7 +521,9 @@ class Room:
             if message.version is not None and message.version > self.table.version and self._may_be_behind():
                 await self._catch_up()  # the client has seen a newer table: notices were missed
             seen = self.acks.get(message.id)
-            if seen is None:
+            for attempt in range(2):
+                if seen is not None:
+                    break
                 try:
                     change = table_commands.play(
                         self.table,
@@ -509,8 +536,15 @@ class Room:
                     await self.commit(change, ack=(conn, message.id))
                     ACTION_LATENCY.observe(time.perf_counter() - started)
                     return
-                except (VersionConflict, Refusal) as exc:
+                except VersionConflict as exc:  # another process committed first: if not to the game (a
+                    if attempt == 0 and await self._game_unmoved():  # seat request, say), made again
+                        await self._catch_up()
+                        seen = self.acks.get(message.id)
+                        continue
                     seen = await self._ack_from_store(message.id, exc)
+                except Refusal as exc:
+                    seen = await self._ack_from_store(message.id, exc)
+            assert seen is not None
             if seen.seat != conn.seat:
                 raise Refusal("bad_message", f"action id {message.id!r} was used by another seat")
             conn.send(Ack(id=message.id, version=seen.version))  # a retry: never applied twice
@@ -528,6 +562,14 @@ class Room:
             return False
         self._future_checked = (self.table.version, now)
         return True
+
+    async def _game_unmoved(self) -> bool:
+        """The store holds no move of this table's game past the cache's, nor another game. Under the lock."""
+        game = self.table.game
+        if game is None or self.table.game_id is None:
+            return False
+        tail = await self.store.tail(self.code, game_id=self.table.game_id, after_seq=game.moves)
+        return tail is not None and tail.game_id == self.table.game_id and not tail.moves
 
     async def _ack_from_store(self, action_id: str, refused: Exception) -> AckRecord:
         """A move refused as stale (or beaten to the store) may be a retry of one applied through another
@@ -555,7 +597,7 @@ class Room:
     # ----- seats, requests and the lobby ------------------------------------------------------------------
 
     async def join(
-        self, name: str, seat: int | None = None, *, program: bool = False
+        self, name: str, seat: int | None = None, *, program: bool = False, address: str = "unknown"
     ) -> tuple[int | None, str | None]:
         """REST join: the next open seat; (None, None): watch instead (full or started). With ``seat`` (a
         bot's), a request for it is made for a new token: (None, token); the seat passes once approved."""
@@ -563,9 +605,15 @@ class Room:
         now = self.clock.now()
         async with self.lock:
             if seat is not None:
+                asker = hash_token(token)
                 await self._commit_fresh(
-                    seat_changes.request_seat(index=seat, name=name, token_hash=hash_token(token), at=now)
+                    self.seat_requests.guard(
+                        address,
+                        asker,
+                        seat_changes.request_seat(index=seat, name=name, token_hash=asker, at=now),
+                    )
                 )
+                self.seat_requests.unattended(asker, now)  # until a socket says hello with it
                 return None, token
             change = await self._commit_fresh(
                 seat_changes.join(name=name, token_hash=hash_token(token), at=now, program=program)
@@ -597,7 +645,13 @@ class Room:
         try:
             async with self.lock:
                 await self._commit_fresh(
-                    seat_changes.request_seat(index=message.seat, name=name, token_hash=token_hash, at=now)
+                    self.seat_requests.guard(
+                        conn.address,
+                        token_hash,
+                        seat_changes.request_seat(
+                            index=message.seat, name=name, token_hash=token_hash, at=now
+                        ),
+                    )
                 )
         except BaseException:
             conn.token_hash = before
@@ -614,6 +668,7 @@ class Room:
             return
         if not seat_changes.unanswered_request(self.table, token_hash):
             return
+        self.seat_requests.unattended(token_hash, self.clock.now())  # should the withdrawal fail, it goes
         async with self.lock:
             await self._commit_fresh(
                 seat_changes.withdraw_request(token_hash=token_hash, at=self.clock.now())
@@ -631,7 +686,13 @@ class Room:
         async with self.lock:
             if seat != self.table.host_seat and self.broadcaster.shared:  # made host elsewhere just now?
                 await self._catch_up()
-            await self._commit_fresh(seat_changes.lobby(seat, message, self.clock.now()))
+            asker = None
+            if isinstance(message, DeclineSeat) and 0 <= message.seat < len(self.table.seats):
+                claim = self.table.seats[message.seat].claim
+                asker = None if claim is None else claim.token_hash
+            change = await self._commit_fresh(seat_changes.lobby(seat, message, self.clock.now()))
+        if change is not None and asker is not None:  # the declined asker waits before asking again
+            self.seat_requests.declined(asker)
 
     # ----- the pause between rounds, and the lobby's ready check (not stored) -----------------------------
 
@@ -688,7 +749,12 @@ class Room:
             now = self.clock.now()
             successor = host_handover(self.table, self.presence.away(self.table), now, self.timing)
             if successor is not None and not self.closing:
-                await self.commit(table_commands.make_host(self.table, index=successor, at=now))
+                await self.commit(
+                    table_commands.make_host(self.table, index=successor, at=now, handover=True)
+                )
+            for index in unanswered_requests(self.table, self.waiting_requests(), now, self.timing):
+                if not self.closing:  # nobody has been behind it for a while: it goes
+                    await self.commit(table_commands.drop_request(self.table, index=index, at=now))
             due = due_move(self.table, self.presence.away(self.table), now, self.timing)
             if self.closing or due is None or self.table.game is None:
                 if announce:

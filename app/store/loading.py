@@ -203,6 +203,7 @@ async def load_table(
             game_number=None if game is None else game.number,
             game_seed=0 if game is None else game.seed,
             game_public_id=None if game is None else game.public_id,
+            play_version=0 if game is None else game.version,  # set by its start and by every move
         )
         return LoadedTable(table, acks)
 

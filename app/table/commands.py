@@ -26,7 +26,7 @@ from .changes import (
     Write,
 )
 from .errors import Refusal
-from .table import NO_PAUSE, TRANSITIONS, Claim, RoomStatus, Seat, Table
+from .table import NO_PAUSE, TRANSITIONS, Claim, RoomStatus, Seat, Table, same_token
 from .text import name_skeleton
 
 
@@ -48,7 +48,10 @@ def _expect(table: Table, doing: str, expected: RoomStatus) -> None:
 
 def _next(table: Table, write: Write, at: datetime, **changes: object) -> Change:
     """The one place a table's next version is computed. In the lobby, a change of who sits where starts
-    the ready check afresh (``pause.ready``)."""
+    the ready check afresh (``pause.ready``). A game's start and each move are what a move is made against
+    (``Table.play_version``); nothing else makes a move stale."""
+    if isinstance(write, StartGame | RecordMove):
+        changes["play_version"] = table.version + 1
     after = replace(table, version=table.version + 1, **changes)  # type: ignore[arg-type]
     if after.status is RoomStatus.LOBBY and after.seats != table.seats:
         after = replace(after, pause=NO_PAUSE)
@@ -171,6 +174,11 @@ def decline_seat(table: Table, *, index: int, at: datetime) -> Change:
     return _claimed(table, _pending(table, index), None, at)
 
 
+def drop_request(table: Table, *, index: int, at: datetime) -> Change:
+    """A pending request nobody has been behind for a while goes (``schedule.unanswered_requests``)."""
+    return _claimed(table, _pending(table, index), None, at)
+
+
 def withdraw_request(table: Table, *, token_hash: str, at: datetime) -> Change | None:
     """The requester left (or changed their mind): their pending request is gone. An approved hand-over stays:
     the seat is theirs from the next round, and an absent person's seat is played as any other's."""
@@ -211,9 +219,11 @@ def hand_to_bot(table: Table, *, index: int, level: str, at: datetime) -> Change
 
 def remove_seat(table: Table, *, index: int, at: datetime) -> Change:
     _expect(table, "remove a seat", RoomStatus.LOBBY)
-    _seat_index(table, index)
+    seat = _seat_index(table, index)
     if index == table.host_seat:
         raise Refusal("not_allowed", "the host's seat cannot be removed")
+    if _holds(seat, table.host_returns_to):
+        raise Refusal("not_allowed", RETURNING_HOST)
     seats = tuple(
         s if s.index < index else replace(s, index=s.index - 1) for s in table.seats if s.index != index
     )
@@ -232,15 +242,32 @@ def can_host(seat: Seat) -> bool:
     return not seat.is_bot
 
 
-def make_host(table: Table, *, index: int, at: datetime) -> Change:
+RETURNING_HOST = "that seat is the host's who stepped away: the role returns to them when they are back"
+
+
+def _holds(seat: Seat, token_hash: str | None) -> bool:
+    return token_hash is not None and not seat.is_bot and same_token(seat.token_hash, token_hash)
+
+
+def make_host(table: Table, *, index: int, at: datetime, handover: bool = False) -> Change:
     """The host role moves to the person at ``index``: by the host's choice, or because the host was gone
-    (``schedule.host_handover``). Any status: a rematch needs a host as much as the lobby does."""
+    (``handover``: ``schedule.host_handover``). Any status: a rematch needs a host as much as the lobby does.
+
+    A host who was gone is remembered (``Table.host_returns_to``) until the role is theirs again: a host made
+    by hand-over, or by that host's choice, acts for them and cannot remove their seat."""
     seat = _seat_index(table, index)
     if index == table.host_seat:
         raise Refusal("not_allowed", f"seat {index} is the host already")
     if not can_host(seat):
         raise Refusal("not_allowed", f"seat {index} is a bot's; only a person can be the host")
-    return _next(table, SetHost(index), at, host_seat=index)
+    returns_to = table.host_returns_to
+    if handover and returns_to is None:
+        returns_to = (
+            table.seats[table.host_seat].token_hash if 0 <= table.host_seat < len(table.seats) else None
+        )
+    if _holds(seat, returns_to):  # the role is theirs again
+        returns_to = None
+    return _next(table, SetHost(index), at, host_seat=index, host_returns_to=returns_to)
 
 
 # ----- lobby and games ---------------------------------------------------------------------------------
@@ -319,10 +346,11 @@ def play(
     """A seat's move: the engine judges it; the change records it (and the round's scores, the totals)."""
     if table.game is None or table.game_id is None or table.status is RoomStatus.LOBBY:
         raise Refusal("game_not_started", "the game has not started yet")
-    if version is not None and version != table.version:
+    if version is not None and not table.play_version <= version <= table.version:
         raise Refusal(
             "stale_version",
-            f"this move was made against version {version}; the table is at version {table.version}",
+            f"this move was made against version {version}; the table is at version {table.version}"
+            f" and its game last changed at version {table.play_version}",
         )
     before = table.game
     after, events = apply(before, seat, action)

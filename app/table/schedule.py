@@ -7,7 +7,10 @@ keeps it); the server plays such a seat once the grace period has passed.
 The host is **gone** when the host's seat has had no open socket for ``host_away`` (``HOST_AWAY_SECONDS``)
 while another person is at the table, or when a bot holds the host's seat: the host role then passes to the
 next person present, in seat order after the host (people before programs), so someone can always start
-the next game.
+the next game. When the host who was gone is back, the role returns to them (``Table.host_returns_to``).
+
+A bot's seat asked for (a pending request) whose asker has no open socket goes after ``request_wait``:
+``waiting`` maps such seats to since when nobody is behind the request (the room keeps it).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from .pause import pause_end
 from .table import AUTO_LEVEL, RoomStatus, Table
 
 HOST_AWAY_DEFAULT = timedelta(seconds=60)
+REQUEST_WAIT_DEFAULT = timedelta(seconds=60)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +32,7 @@ class Timing:
     bot_delay: timedelta  # how long a bot (or the server for an away person) waits before each move
     host_away: timedelta = HOST_AWAY_DEFAULT  # how long the host may be away before the role moves on
     round_break: timedelta = timedelta(0)  # the pause between rounds (``pause.py``); zero: none
+    request_wait: timedelta = REQUEST_WAIT_DEFAULT  # how long a request with no socket behind it stays
 
     @classmethod
     def of(
@@ -37,12 +42,14 @@ class Timing:
         bot_delay_ms: float,
         host_away_seconds: float = 60,
         round_break_seconds: float = 0,
+        request_wait_seconds: float = 60,
     ) -> Timing:
         return cls(
             grace=timedelta(seconds=grace_seconds),
             bot_delay=timedelta(milliseconds=bot_delay_ms),
             host_away=timedelta(seconds=host_away_seconds),
             round_break=timedelta(seconds=round_break_seconds),
+            request_wait=timedelta(seconds=request_wait_seconds),
         )
 
 
@@ -116,9 +123,21 @@ def host_successor(table: Table, away: Mapping[int, datetime]) -> int | None:
     return present[0].index if present else None
 
 
+def returning_host(table: Table, away: Mapping[int, datetime]) -> int | None:
+    """The seat of the host who was gone, now back (present, and not the host): the role returns to it."""
+    if table.host_returns_to is None:
+        return None
+    seat = table.holder(table.host_returns_to)
+    if seat is None or seat.is_bot or seat.index in away or seat.index == table.host_seat:
+        return None
+    return seat.index
+
+
 def host_handover_at(table: Table, away: Mapping[int, datetime], timing: Timing) -> datetime | None:
-    """When the host counts as gone and the role moves on (None: the host is here, or nobody could take
-    it). A bot in the host's seat is gone at once."""
+    """When the host counts as gone and the role moves on, or returns to the host who was gone (None: the
+    host is here, or nobody could take it). A bot in the host's seat is gone at once."""
+    if returning_host(table, away) is not None:
+        return table.last_move_at  # any moment already past: due now
     if host_successor(table, away) is None:
         return None
     if not 0 <= table.host_seat < len(table.seats) or table.seats[table.host_seat].is_bot:
@@ -128,18 +147,55 @@ def host_handover_at(table: Table, away: Mapping[int, datetime], timing: Timing)
 
 
 def host_handover(table: Table, away: Mapping[int, datetime], now: datetime, timing: Timing) -> int | None:
-    """The seat that must become the host at ``now`` (the host is gone), if any."""
+    """The seat that must become the host at ``now`` (the host is gone, or the host who was is back)."""
     due = host_handover_at(table, away, timing)
-    return None if due is None or due > now else host_successor(table, away)
+    if due is None or due > now:
+        return None
+    back = returning_host(table, away)
+    return back if back is not None else host_successor(table, away)
+
+
+def unanswered_at(table: Table, waiting: Mapping[int, datetime], timing: Timing) -> datetime | None:
+    """When the first pending request with nobody behind it goes (None: none is waiting so)."""
+    times = [
+        since + timing.request_wait
+        for index, since in waiting.items()
+        if 0 <= index < len(table.seats)
+        and (claim := table.seats[index].claim) is not None
+        and not claim.approved
+    ]
+    return min(times, default=None)
+
+
+def unanswered_requests(
+    table: Table, waiting: Mapping[int, datetime], now: datetime, timing: Timing
+) -> tuple[int, ...]:
+    """The bot's seats whose pending request must go at ``now``: nobody has been behind it for
+    ``request_wait``. An approved one stays (the seat is the asker's from the next round)."""
+    return tuple(
+        index
+        for index, since in sorted(waiting.items())
+        if since + timing.request_wait <= now
+        and 0 <= index < len(table.seats)
+        and (claim := table.seats[index].claim) is not None
+        and not claim.approved
+    )
 
 
 def next_wake(
-    table: Table, away: Mapping[int, datetime], announced: datetime, timing: Timing
+    table: Table,
+    away: Mapping[int, datetime],
+    announced: datetime,
+    timing: Timing,
+    waiting: Mapping[int, datetime] | None = None,
 ) -> datetime | None:
     """The next moment something happens: a move is due, a seat's grace period ends (announced to
-    everyone as ``auto``; those up to ``announced`` were), or the host counts as gone."""
+    everyone as ``auto``; those up to ``announced`` were), the host counts as gone (or is back), or a
+    request nobody is behind goes."""
     times = [since + timing.grace for since in absent(table, away).values()]
     times = [t for t in times if t > announced]
+    if waiting and (unanswered := unanswered_at(table, waiting, timing)) is not None:
+        times.append(unanswered)
     if (due := move_due(table, away, timing)) is not None:
         times.append(due)
     if (handover := host_handover_at(table, away, timing)) is not None:

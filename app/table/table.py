@@ -69,7 +69,15 @@ class Seat:
 class Table:
     """A room as the store holds it. ``turn_started``: when the seat to act got the turn (the commit time of
     the last discard, or of the game's start); ``last_move_at``: the commit time of the last move. Both are
-    read back from the store, so timers survive a restart or a move to another process."""
+    read back from the store, so timers survive a restart or a move to another process.
+
+    ``play_version``: the version of the last change that matters to a move (the game's start or its last
+    move; the store keeps it as the game's version). A move made against any version from there on means
+    what it meant when it was made: seat requests, declines, presence and the host role never make it stale.
+
+    ``host_returns_to``: the token hash of the host whose role passed on because they were gone; the role
+    returns to them when they are back, and meanwhile their seat cannot be removed. Kept in memory like the
+    pause (after a restart the acting host simply stays the host)."""
 
     code: str
     status: RoomStatus
@@ -86,6 +94,8 @@ class Table:
     game_seed: int = 0
     pause: Pause = NO_PAUSE
     game_public_id: str | None = None  # the game's id in public URLs (random; the store's id stays inside)
+    play_version: int = 0
+    host_returns_to: str | None = None
 
     @property
     def playing(self) -> GameState | None:
@@ -96,17 +106,18 @@ class Table:
 
     def holder(self, token_hash: str) -> Seat | None:
         """The seat this token plays, if any (a token never holds two seats of one table)."""
-        return next((s for s in self.seats if _same(s.token_hash, token_hash)), None)
+        return next((s for s in self.seats if same_token(s.token_hash, token_hash)), None)
 
     def claim_of(self, token_hash: str) -> Seat | None:
         """The bot's seat this token has asked for, if any (a token asks for one seat at a time)."""
         return next(
-            (s for s in self.seats if s.claim is not None and _same(s.claim.token_hash, token_hash)), None
+            (s for s in self.seats if s.claim is not None and same_token(s.claim.token_hash, token_hash)),
+            None,
         )
 
     def former_of(self, token_hash: str) -> Seat | None:
         """The bot's seat this token's person played before it was handed to the bot."""
-        return next((s for s in self.seats if s.is_bot and _same(s.former_token_hash, token_hash)), None)
+        return next((s for s in self.seats if s.is_bot and same_token(s.former_token_hash, token_hash)), None)
 
     def between_rounds(self) -> bool:
         """No move made yet in the current round (or no game on): a seat may change hands."""
@@ -115,6 +126,6 @@ class Table:
         return self.game is not None and not self.game.round_log
 
 
-def _same(stored: str | None, candidate: str) -> bool:
+def same_token(stored: str | None, candidate: str) -> bool:
     """Token hashes compared in constant time (as everywhere tokens are matched)."""
     return stored is not None and hmac.compare_digest(stored, candidate)

@@ -421,6 +421,45 @@ async def test_two_processes_on_one_database_never_both_win(manager: RoomManager
         await store_b.close()
 
 
+async def test_a_seat_request_committed_by_another_process_does_not_make_a_move_stale(
+    manager: RoomManager, sqlite_url: str
+) -> None:
+    """Issue 23: process B commits a seat request; process A's cache has not heard of it. A's player, who
+    saw the table before the request, still gets the move made (A catches up and makes it again)."""
+    from app.config import Settings
+    from app.store import Store
+
+    room_a, host_a, _token = await seated(manager, seats=2, bots=["normal"])
+    await host_a.say({"type": "start"})
+    store_b = Store(sqlite_url)
+    manager_b = RoomManager(
+        store=store_b,
+        settings=Settings(_env_file=None, database_url=sqlite_url, bot_delay_ms=10_000),  # type: ignore[call-arg]
+        clock=ManualClock(),
+    )
+    try:
+        assert room_a.table.game is not None
+        while room_a.table.game.turn != 0:  # let the bot play its turn first
+            version = room_a.table.version
+            await wait_until(lambda: manager.clock.sleeping > 0)  # type: ignore[attr-defined]
+            await manager.clock.advance(1)  # type: ignore[attr-defined]
+            await wait_until(lambda v=version: room_a.table.version > v)  # type: ignore[misc]
+        seen = room_a.table.version
+        room_b = await manager_b.get(room_a.code)
+        assert room_b is not None
+        await room_b.join("Eve", 1)  # a request, committed through B (A's cache is not told)
+        assert room_a.table.version == seen
+        host_a.drain()
+        out = await host_a.say(
+            {"type": "action", "id": "a", "version": seen, "action": {"type": "draw", "source": "stock"}}
+        )
+        acks = [m for m in out if m["type"] == "ack"]
+        assert codes(out) == [] and acks == [{"type": "ack", "id": "a", "version": seen + 2}]
+    finally:
+        await manager_b.close()
+        await store_b.close()
+
+
 async def test_a_tab_already_at_the_current_version_gets_presence_and_no_state_again(
     manager: RoomManager,
 ) -> None:

@@ -151,6 +151,8 @@ async def test_an_absent_seat_is_played_after_the_grace_period_and_taken_back(
         "auto": False,
         "program": False,
     }
+    if handover:  # the host who was gone is back: the role returns to them
+        await wait_until(lambda: room.table.host_seat == 0)
     while room.table.game.turn != away:
         await play_turn(room, sockets[here])
     version = room.table.version
@@ -307,6 +309,9 @@ async def test_declined_and_withdrawn_requests_go_and_a_former_player_needs_no_a
     await host.say({"type": "decline_seat", "seat": 1})
     assert room.table.seats[1].claim is None and room.table.seats[1].is_bot
     assert codes(await host.say({"type": "decline_seat", "seat": 1})) == ["no_request"]
+    # The declined asker waits before asking again (DECLINED_COOL_DOWN_SECONDS).
+    assert codes(await omid.say({"type": "request_seat", "seat": 1, "name": "Omid"})) == ["rate_limited"]
+    await clock.advance(30)
     # Asking again, then leaving: the request goes with the asker.
     await omid.say({"type": "request_seat", "seat": 1, "name": "Omid"})
     assert room.table.seats[1].claim is not None
