@@ -69,6 +69,7 @@ from .driver import Driver
 from .hello import SPECTATOR, identify
 from .lease import Leases
 from .limits import SeatLimiter, SeatRequestGuard, Throttle
+from .lobby import LobbyMessage
 from .presence import Presence
 from .tokens import hash_token, new_token
 
@@ -674,7 +675,7 @@ class Room:
                 seat_changes.withdraw_request(token_hash=token_hash, at=self.clock.now())
             )
 
-    async def _lobby(self, conn: Connection, message: ClientMessage) -> None:
+    async def _lobby(self, conn: Connection, message: LobbyMessage) -> None:
         """The host's lobby commands (rate-limited per seat). Who the host is, is judged on the table each
         attempt is made on: the role may have moved through another process since this cache was read."""
         seat = conn.seat

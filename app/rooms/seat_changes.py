@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from app.protocol import ClientMessage
 from app.table import Change, Refusal, Table
 from app.table import commands as table_commands
 
-from .lobby import lobby_change
+from .lobby import LobbyMessage, lobby_change
 
 Maker = Callable[[Table], Change | None]
 NOT_HOST = "only the host can do that"
@@ -35,7 +34,7 @@ def withdraw_request(*, token_hash: str, at: datetime) -> Maker:
     return lambda table: table_commands.withdraw_request(table, token_hash=token_hash, at=at)
 
 
-def lobby(seat: int, message: ClientMessage, at: datetime) -> Maker:
+def lobby(seat: int, message: LobbyMessage, at: datetime) -> Maker:
     """One of the host's lobby commands; refused unless ``seat`` hosts the table it is tried on."""
 
     def make(table: Table) -> Change | None:
