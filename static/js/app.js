@@ -228,12 +228,16 @@ function connect(token) {
     },
     onState(msg) {
       const moves = (msg.events ?? []).filter((e) => FEED_KINDS.has(e.kind));
-      if (moves.length) ctx.feed = [...ctx.feed, ...moves].slice(-2);
-      if (!msg.game) ctx.feed = [];
       for (const event of msg.events ?? []) { // this round's moves (those seen since the page opened)
-        if (event.kind === 'round_start') ctx.roundFeed = [];
-        else if (FEED_KINDS.has(event.kind)) ctx.roundFeed = [...ctx.roundFeed, event].slice(-300);
+        if (event.kind === 'round_start') { // a new deal: the last round's moves are not this one's
+          ctx.roundFeed = [];
+          ctx.feed = [];
+        } else if (FEED_KINDS.has(event.kind)) {
+          ctx.roundFeed = [...ctx.roundFeed, event].slice(-300);
+          ctx.feed = [...ctx.feed, event].slice(-2);
+        }
       }
+      if (!msg.game) ctx.feed = [];
       if (!msg.game) ctx.roundFeed = [];
       ctx.version = msg.version;
       ctx.hint = null; // a hint is for the hand it was asked about

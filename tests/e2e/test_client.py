@@ -185,6 +185,9 @@ def test_two_friends_play_round_one_by_clicking(new_page: Any, server: str) -> N
     host.click("[data-testid=continue]")
     assert host.locator("[data-testid=score-sheet]").count() == 0
     assert table_attr(host, "round") == "2"
+    # Nobody has moved in round two yet: the move feed starts afresh with the deal (round one's last moves
+    # must not read as if they had just been made).
+    assert host.locator("[data-testid=feed] li").count() == 0, page_state(host)
     # The Persian choice is remembered across a reload.
     friend.reload()
     friend.wait_for_selector("[data-testid=table]")
