@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 
 from app.store import Store
 from tests.api.wsclient import free_port
@@ -42,17 +43,38 @@ def need(binary: str) -> str:
 
 
 class RedisServer:
-    """A redis-server of this test's own (no persistence), which the test may kill and start again."""
+    """A redis-server of this test's own (no persistence of data), which the test may kill and start again.
+    Its ACL users are kept in an ACL file, so they outlive a restart as a real deployment's do."""
 
     def __init__(self, tmp: Path) -> None:
         self.binary = need(REDIS_SERVER)
         self.port = free_port()
         self.log = tmp / "redis.log"
+        self.acl_file = tmp / "redis.acl"
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
+        """As the default user (everything allowed): the test's own probes."""
         return f"redis://127.0.0.1:{self.port}/0"
+
+    def user_url(self, user: str) -> str:
+        """As ``user`` (``add_user``): passwordless, so any password is taken."""
+        return f"redis://{user}:x@127.0.0.1:{self.port}/0"
+
+    def add_user(self, user: str) -> None:
+        """A user allowed everything, as the default user is, until ``mute``."""
+        self._acl("SETUSER", user, "reset", "on", "nopass", "~*", "&*", "+@all")
+
+    def mute(self, user: str) -> None:
+        """From now on ``user``'s PUBLISH fails (NOPERM), on its open connections too; everything else
+        (subscriptions, SET, EVAL) goes on working."""
+        self._acl("SETUSER", user, "-publish")
+
+    def _acl(self, *args: str) -> None:
+        with redis.Redis(port=self.port, socket_timeout=5) as admin:
+            admin.execute_command("ACL", *args)
+            admin.execute_command("ACL", "SAVE")  # kept through a restart (``kill``, ``start``)
 
     def start(self) -> None:
         args = [
@@ -65,7 +87,10 @@ class RedisServer:
             "",
             "--appendonly",
             "no",
+            "--aclfile",
+            str(self.acl_file),
         ]
+        self.acl_file.touch()  # (redis-server refuses a missing ACL file)
         self.proc = start(args, dict(os.environ), self.log)
         deadline = time.monotonic() + 10
         while True:
@@ -83,81 +108,6 @@ class RedisServer:
     def kill(self) -> None:
         if self.proc is not None:
             stop(self.proc)
-
-
-class RedisGate:
-    """A TCP relay between one app process and Redis that the test can shut: from ``shut()`` on, nothing the
-    process sends, on its open connections or on new ones, ever reaches Redis. Shut just before a process is
-    killed, it makes "the notice died with the process" certain rather than a race between the publisher
-    and the kill. A shut gate stays shut (even a connection the dead process opened is accepted only later):
-    its process's next start gets a new one (``Cluster.new_gate``)."""
-
-    def __init__(self, redis: RedisServer) -> None:
-        self.redis = redis
-        self.port = free_port()
-        self._server: asyncio.Server | None = None
-        self._links: set[_Link] = set()
-        self._shut = False
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
-
-    def shut(self) -> None:
-        self._shut = True
-        for link in self._links:
-            link.shut = True
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-        for link in list(self._links):
-            link.close()
-
-    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.redis.port)
-        except OSError:
-            writer.close()
-            return
-        link = _Link(writer, up_writer, shut=self._shut)
-        self._links.add(link)
-        try:
-            await asyncio.gather(link.pump(reader, up_writer, upstream=True), link.pump(up_reader, writer))
-        finally:
-            self._links.discard(link)
-            link.close()
-
-
-@dataclass(eq=False)
-class _Link:
-    """One relayed connection: the app's side and Redis's side."""
-
-    app: asyncio.StreamWriter
-    redis: asyncio.StreamWriter
-    shut: bool = False
-
-    async def pump(
-        self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, upstream: bool = False
-    ) -> None:
-        try:
-            while data := await source.read(65536):
-                if upstream and self.shut:
-                    continue  # never delivered
-                sink.write(data)
-                await sink.drain()
-        except (OSError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        for writer in (self.app, self.redis):
-            with contextlib.suppress(Exception):
-                writer.close()
 
 
 def caddyfile(port: int, upstreams: list[int]) -> str:
@@ -194,7 +144,8 @@ class Cluster:
     balancer_port: int = 0
     balancer: subprocess.Popen[bytes] | None = None
     env: dict[str, str] = field(default_factory=dict)
-    gates: list[RedisGate] = field(default_factory=list)  # each process's way to Redis, if gated
+    users: list[str] = field(default_factory=list)  # each process's Redis user (a new one at each start)
+    restarts: list[int] = field(default_factory=list)  # how often each process was restarted
 
     @property
     def base(self) -> str:
@@ -211,12 +162,14 @@ class Cluster:
     def start_apps(self) -> None:
         """Start every process at the same moment, as compose's replicas start: the container's entrypoint
         (``python -m app migrate``, then ``serve``); they migrate one after the other, under a lock."""
+        self.users = [self._new_user(f"app{i}") for i in range(len(self.ports))]
+        self.restarts = [0 for _ in self.ports]
         self.procs = [
             start(["sh", str(ROOT / "docker" / "entrypoint.sh")], self.app_env(i), self.log(i))
             for i in range(len(self.ports))
         ]
         for i, proc in enumerate(self.procs):
-            wait_ready(proc, self.direct(i), self.log(i), timeout=60)
+            wait_ready(proc, self.direct(i), self.log(i), timeout=120)
 
     def start_balancer(self) -> None:
         binary = need(CADDY)
@@ -239,21 +192,26 @@ class Cluster:
         self.procs[index].send_signal(signal.SIGKILL)
         self.procs[index].wait(timeout=10)
 
-    async def new_gate(self, index: int) -> None:
-        """Process ``index``'s next start reaches Redis through a new gate; the old one stays shut."""
-        old = self.gates[index]
-        self.gates[index] = RedisGate(self.redis)
-        await self.gates[index].start()
-        await old.close()
+    def mute(self, index: int) -> None:
+        """Process ``index`` can no longer publish to Redis (its notices are dropped), while its
+        subscriptions and leases work on; its next start (``restart``) publishes again."""
+        self.redis.mute(self.users[index])
+
+    def _new_user(self, user: str) -> str:
+        self.redis.add_user(user)
+        return user
 
     def app_env(self, index: int) -> dict[str, str]:
-        """The environment of process ``index``: its port, and its own gate to Redis when gated."""
+        """The environment of process ``index``: its port, and its own Redis user."""
         path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-        redis = {"REDIS_URL": self.gates[index].url} if self.gates else {}
-        return server_env(self.db_url, self.ports[index], PATH=path, **{**self.env, **redis})
+        redis_url = self.redis.user_url(self.users[index])
+        return server_env(self.db_url, self.ports[index], PATH=path, **{**self.env, "REDIS_URL": redis_url})
 
     def restart(self, index: int) -> None:
-        """A fresh process on the killed one's port (the database is migrated already: serve only)."""
+        """A fresh process on the killed one's port (the database is migrated already: serve only), as a
+        new Redis user (the dead process's may be muted)."""
+        self.restarts[index] += 1
+        self.users[index] = self._new_user(f"app{index}r{self.restarts[index]}")
         env = {**self.app_env(index), "RUN_MIGRATIONS": "false"}
         self.procs[index] = start([sys.executable, "-m", "app", "serve"], env, self.log(index))
         wait_ready(self.procs[index], self.direct(index), self.log(index), timeout=60)
@@ -265,11 +223,9 @@ class Cluster:
 
 
 @contextlib.asynccontextmanager
-async def running_cluster(
-    tmp: Path, processes: int = 3, *, gated: bool = False, **env: str
-) -> AsyncIterator[tuple[Cluster, Store]]:
-    """PostgreSQL + own Redis + ``processes`` app processes + Caddy; everything stopped afterwards.
-    ``gated``: each process reaches Redis through a ``RedisGate`` of its own (``cluster.gates``)."""
+async def running_cluster(tmp: Path, processes: int = 3, **env: str) -> AsyncIterator[tuple[Cluster, Store]]:
+    """PostgreSQL + own Redis + ``processes`` app processes (each its own Redis user) + Caddy; everything
+    stopped afterwards."""
     async with fresh_pg_database() as db_url:
         redis = RedisServer(tmp)
         cluster = Cluster(tmp, db_url, redis, [free_port() for _ in range(processes)])
@@ -282,17 +238,12 @@ async def running_cluster(
         store = Store(db_url)
         try:
             redis.start()
-            cluster.gates = [RedisGate(redis) for _ in range(processes)] if gated else []
-            for gate in cluster.gates:
-                await gate.start()
             await asyncio.to_thread(cluster.start_apps)
             await asyncio.to_thread(cluster.start_balancer)
             yield cluster, store
         finally:
             await store.close()
             cluster.stop_all()
-            for gate in cluster.gates:
-                await gate.close()
 
 
 async def ready(base: str) -> httpx.Response:
