@@ -248,8 +248,9 @@ class Room:
         if loaded.table.version < self.table.version:
             log.error("room %s: the cache was ahead of the store (%d > %d); reloaded", self.code,
                       self.table.version, loaded.table.version)  # fmt: skip
-        since = max(loaded.table.last_move_at, self.presence.watch_from)
-        self._advance(pause.carry(self.table, loaded.table), at=since, acks=dict(loaded.acks))
+        # A seat that changed hands in what was reloaded starts its grace period now: the table does not say
+        # when (a hand-over is not a move), and now is never earlier than it was.
+        self._advance(pause.carry(self.table, loaded.table), at=self.clock.now(), acks=dict(loaded.acks))
 
     async def _catch_up(self) -> bool:
         """Bring the cache to the store's version, and show every socket here each step. Moves another
