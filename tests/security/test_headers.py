@@ -84,7 +84,9 @@ class Assets(HTMLParser):
             self.inline.append("<style> element")
         if tag == "script":
             self._in_import_map = values.get("type") == "importmap"
-            self._in_script = "src" not in values and not self._in_import_map
+            # A JSON data block (the client's config) is data the browser never runs: not inline code.
+            data_block = values.get("type") == "application/json"
+            self._in_script = "src" not in values and not self._in_import_map and not data_block
         for name in ("src", "href"):
             url = values.get(name)
             if url and not (tag == "a" and name == "href") and not url.startswith("data:"):
