@@ -92,6 +92,8 @@ class Settings(BaseSettings):
     record_cache_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
     # Replays and exports one client address may ask for per minute (bursts of a third of it).
     max_records_per_minute: int = Field(default=30, ge=1)
+    # Standings (a player's record, the boards) one client address may ask for per minute (bursts of a third).
+    max_standings_per_minute: int = Field(default=120, ge=1)
 
     @field_validator("trusted_proxies")
     @classmethod

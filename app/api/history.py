@@ -1,4 +1,5 @@
-"""REST score history: games per room and per player, score sheets, ended rounds, exports, leaderboards."""
+"""REST score history: games per room and per player, score sheets, ended rounds, exports and replays (the
+standings are ``standings.py``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from app.engine.frames import ReplayFrame, replay_steps
 from app.engine.views import HandView
-from app.store.history import GameSummaryRecord, History
+from app.store.history import GameDetailRecord, GameExportRecord, GameSummaryRecord, History
 from app.table import Refusal
 
 from .deps import ManagerDep, SettingsDep
@@ -132,6 +133,10 @@ class GamePage(BaseModel):
 class GamePublic(GameSummaryPublic):
     options: dict[str, Any]
     scores: list[list[int]]
+    went_out: list[int | None] = Field(
+        description="per ended round (as in scores): the seat that went out first; null: the round reached "
+        "the turn limit"
+    )
 
 
 class RoundPublic(BaseModel):
@@ -165,20 +170,6 @@ class GameReplay(BaseModel):
     steps: list[ReplayFrame]  # the engine's frames: the shared table view plus every hand
 
 
-class LeaderPublic(BaseModel):
-    name: str
-    games: int
-    wins: int
-    average_points: float
-
-
-class LeaderPage(BaseModel):
-    items: list[LeaderPublic]
-    total: int
-    limit: int
-    offset: int
-
-
 def _summary(record: GameSummaryRecord, *, named_room: bool = False) -> dict[str, Any]:
     """A game's public record. Its room code is given only where the caller named that room (the table's
     own list): a table lives on after a game (rematch, reopen), so a record found by a player's name or a
@@ -197,6 +188,16 @@ def _summary(record: GameSummaryRecord, *, named_room: bool = False) -> dict[str
     }
 
 
+def _game(record: GameDetailRecord | GameExportRecord) -> dict[str, Any]:
+    """A game's public record with its options and the score sheet of its ended rounds."""
+    return {
+        **_summary(record.summary),
+        "options": record.options,
+        "scores": record.scores,
+        "went_out": record.went_out,
+    }
+
+
 def _game_not_found(game_id: str) -> Refusal:
     return Refusal("game_not_found", f"no game with id {game_id}")
 
@@ -209,16 +210,6 @@ async def room_games(
     room = await manager.require(code)  # room_not_found (404) for unknown codes
     page = await history.room_games(room.code, **window.filters())
     return window.page([_summary(r, named_room=True) for r in page.items], page.total)
-
-
-@router.get("/rooms/{code}/leaderboard", response_model=LeaderPage, responses=NOT_FOUND)
-async def leaderboard(
-    code: str, history: HistoryDep, manager: ManagerDep, window: WindowDep
-) -> dict[str, Any]:
-    """Per player over the table's finished games: games, wins, average points; most wins first."""
-    room = await manager.require(code)
-    page = await history.leaderboard(room.code, **window.filters())
-    return window.page([vars_of(r) for r in page.items], page.total)
 
 
 def vars_of(record: Any) -> dict[str, Any]:
@@ -240,7 +231,7 @@ async def game(game_id: GameId, history: HistoryDep) -> dict[str, Any]:
     detail = await history.game(game_id)
     if detail is None:
         raise _game_not_found(game_id)
-    return {**_summary(detail.summary), "options": detail.options, "scores": detail.scores}
+    return _game(detail)
 
 
 @router.get("/games/{game_id}/rounds/{round_number}", response_model=RoundPublic, responses=NOT_YET)
@@ -280,7 +271,7 @@ async def export(game_id: GameId, history: HistoryDep, records: RecordsDep) -> R
         record = await _finished(history, game_id, "export")
         payload = {
             "format": EXPORT_FORMAT,
-            "game": {**_summary(record.summary), "options": record.options, "scores": record.scores},
+            "game": _game(record),
             "players": len(record.summary.players),
             "options": record.options,
             "seed": record.seed,
@@ -305,8 +296,7 @@ async def game_replay(game_id: GameId, history: HistoryDep, records: RecordsDep)
 
         def encode() -> bytes:
             steps = replay_steps(players, record.options, record.seed, record.actions)
-            game = {**_summary(record.summary), "options": record.options, "scores": record.scores}
-            payload = {"game": game, "players": players, "options": record.options, "steps": steps}
+            payload = {"game": _game(record), "players": players, "options": record.options, "steps": steps}
             return _json(GameReplay, payload)
 
         return await asyncio.to_thread(encode)

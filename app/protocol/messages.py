@@ -191,6 +191,14 @@ class Ready(_In):
     type: Literal["ready"]
 
 
+class Practice(_In):
+    """A seated person, before a game starts: play my seat for practice (``on``), so that its games are left
+    out of the standings; or count them again. Fixed while a game is played (``SeatInfo.practice``)."""
+
+    type: Literal["practice"]
+    on: bool
+
+
 class HintIn(_In):
     """Ask for the discard that leaves the fewest points (only where the table's ``hints`` option is on)."""
 
@@ -218,6 +226,7 @@ ClientMessages = (
     | Rematch
     | Reopen
     | Ready
+    | Practice
     | HintIn
     | ReactIn
 )
@@ -280,6 +289,7 @@ class SeatInfo(_Out):
     connected: bool
     auto: bool = False  # a person away longer than the grace period: the server plays their turns
     program: bool = False  # a seat played by a program its player runs (not one of the server's bots)
+    practice: bool = False  # played for practice: this seat's games are left out of the standings
     request: SeatRequest | None = Only  # a bot's seat somebody asked for (left out when nobody did)
 
 

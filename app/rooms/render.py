@@ -65,6 +65,7 @@ def room_values(table: Table, presence: Presence, now: datetime, timing: Timing)
             "connected": s.is_bot or s.index in connected,
             "auto": s.index in auto,
             "program": s.is_program,
+            "practice": s.practice,
         }
         if s.claim is not None:
             seat["request"] = {"name": s.claim.name, "approved": s.claim.approved}

@@ -38,6 +38,7 @@ from app.protocol import (
     HintOut,
     Ping,
     Pong,
+    Practice,
     ReactIn,
     Ready,
     RequestSeat,
@@ -477,6 +478,8 @@ class Room:
             await self._continue_round(conn)
         elif isinstance(message, Ready):
             await self._ready(conn)
+        elif isinstance(message, Practice):
+            await self._practice(conn, message)
         else:
             await self._lobby(conn, message)
 
@@ -695,6 +698,16 @@ class Room:
             change = await self._commit_fresh(seat_changes.lobby(seat, message, self.clock.now()))
         if change is not None and asker is not None:  # the declined asker waits before asking again
             self.seat_requests.declined(asker)
+
+    async def _practice(self, conn: Connection, message: Practice) -> None:
+        """A seated person plays their own seat for practice, or counts it again (rate-limited like the
+        lobby's commands)."""
+        seat = conn.seat
+        if seat is None:
+            raise Refusal("not_seated", "only players at the table choose practice for their seat")
+        self.lobby_limit.check(seat)
+        async with self.lock:
+            await self._commit_fresh(seat_changes.practice(seat, on=message.on, at=self.clock.now()))
 
     # ----- the pause between rounds, and the lobby's ready check (not stored) -----------------------------
 

@@ -34,6 +34,11 @@ def withdraw_request(*, token_hash: str, at: datetime) -> Maker:
     return lambda table: table_commands.withdraw_request(table, token_hash=token_hash, at=at)
 
 
+def practice(seat: int, *, on: bool, at: datetime) -> Maker:
+    """A person plays their own seat for practice (left out of the standings), or counts it again."""
+    return lambda table: table_commands.set_practice(table, index=seat, on=on, at=at)
+
+
 def lobby(seat: int, message: LobbyMessage, at: datetime) -> Maker:
     """One of the host's lobby commands; refused unless ``seat`` hosts the table it is tried on."""
 

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Integer, Select, cast, func, select
+from sqlalchemy import Select, func, select
+
+from app.table.text import name_skeleton
 
 from .models import ActionRow, GamePlayerRow, GameRow, RoundScoreRow
-from .store import Store, name_key
+from .store import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,7 @@ class GameDetailRecord:
     summary: GameSummaryRecord
     options: dict[str, Any]
     scores: list[list[int]]  # rows: ended rounds; columns: seats
+    went_out: list[int | None]  # per ended round: the seat that went out first (None: the turn limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,15 +55,8 @@ class GameExportRecord:
     seed: int
     actions: list[tuple[int, dict[str, Any]]]
     scores: list[list[int]]
+    went_out: list[int | None]
     final_state: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderRecord:
-    name: str
-    games: int
-    wins: int
-    average_points: float
 
 
 T = TypeVar("T")
@@ -173,7 +169,7 @@ class History:
         since: datetime | None = None,
         until: datetime | None = None,
     ) -> Page[GameSummaryRecord]:
-        ids = select(GamePlayerRow.game_id).where(GamePlayerRow.name_key == name_key(name))
+        ids = select(GamePlayerRow.game_id).where(GamePlayerRow.skeleton == name_skeleton(name))
         query = _in_window(select(GameRow).where(GameRow.id.in_(ids)), GameRow.created_at, since, until)
         return await self._page(query, limit, offset)
 
@@ -190,17 +186,22 @@ class History:
             game_id = row.id
             scores = (
                 await session.execute(
-                    select(RoundScoreRow.round, RoundScoreRow.seat, RoundScoreRow.penalty)
+                    select(
+                        RoundScoreRow.round, RoundScoreRow.seat, RoundScoreRow.penalty, RoundScoreRow.went_out
+                    )
                     .where(RoundScoreRow.game_id == game_id)
                     .order_by(RoundScoreRow.round, RoundScoreRow.seat)
                 )
             ).all()
         (summary,) = await self._summaries([row])
         sheet: dict[int, dict[int, int]] = {}
-        for round_number, seat, penalty in scores:
+        out_first: dict[int, int] = {}
+        for round_number, seat, penalty, went_out in scores:
             sheet.setdefault(round_number, {})[seat] = penalty
+            if went_out:
+                out_first[round_number] = seat
         rows = [[sheet[r].get(p.seat, 0) for p in summary.players] for r in sorted(sheet)]
-        return GameDetailRecord(summary, dict(row.options), rows)
+        return GameDetailRecord(summary, dict(row.options), rows, [out_first.get(r) for r in sorted(sheet)])
 
     async def round_result(self, public_id: str, round_number: int) -> tuple[bool, dict[str, Any] | None]:
         """(game exists, the ended round's revealed hands or None while that round is not over)."""
@@ -229,50 +230,11 @@ class History:
             ).all()
             seed, state = int(row.seed), dict(row.state)
         return GameExportRecord(
-            detail.summary, detail.options, seed, [(s, a) for s, a in actions], detail.scores, state
+            detail.summary,
+            detail.options,
+            seed,
+            [(s, a) for s, a in actions],
+            detail.scores,
+            detail.went_out,
+            state,
         )
-
-    async def leaderboard(
-        self,
-        code: str,
-        *,
-        limit: int,
-        offset: int,
-        since: datetime | None = None,
-        until: datetime | None = None,
-    ) -> Page[LeaderRecord]:
-        """Per name over the room's finished games: games, wins, average points; best first."""
-        games = _in_window(
-            select(GameRow.id).where(GameRow.room_code == code, GameRow.status == "finished"),
-            GameRow.finished_at,
-            since,
-            until,
-        )
-        query = (
-            select(
-                GamePlayerRow.name,
-                func.count(GamePlayerRow.id),
-                func.sum(cast(GamePlayerRow.won, Integer)),
-                func.avg(GamePlayerRow.total),
-            )
-            .where(GamePlayerRow.game_id.in_(games))
-            .group_by(GamePlayerRow.name)
-        )
-        async with self.sessions() as session:
-            total = await session.scalar(select(func.count()).select_from(query.subquery()))
-            rows = (
-                await session.execute(
-                    query.order_by(
-                        func.sum(cast(GamePlayerRow.won, Integer)).desc(),
-                        func.avg(GamePlayerRow.total),
-                        GamePlayerRow.name,
-                    )
-                    .limit(limit)
-                    .offset(offset)
-                )
-            ).all()
-        items = [
-            LeaderRecord(name, int(n), int(wins or 0), round(float(avg or 0), 2))
-            for name, n, wins, avg in rows
-        ]
-        return Page(items, int(total or 0))

@@ -236,4 +236,5 @@ def _seat(row: SeatRow) -> Seat:
         row.is_program,
         former_token_hash=row.former_token_hash,
         claim=claim,
+        practice=row.practice,
     )

@@ -10,6 +10,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -76,6 +77,8 @@ class SeatRow(Base):
     claim_name: Mapped[str | None] = mapped_column(String(64), nullable=True)
     claim_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     claim_approved: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # A person's seat played for practice: its games are left out of the standings.
+    practice: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class GameRow(Base):
@@ -132,19 +135,65 @@ class RoundScoreRow(Base):
     seat: Mapped[int] = mapped_column(Integer)
     name: Mapped[str] = mapped_column(String(64))
     penalty: Mapped[int] = mapped_column(Integer)
+    went_out: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # out first
 
 
 class GamePlayerRow(Base):
-    """Who sat where in one game; ``total`` and ``won`` are filled when the game ends (for history)."""
+    """Who sat where in one game. When the game ends the same transaction fills in how the seat did
+    (``total``, ``won``, ``win``, ``place``, ...) and whether the game counts in its player's standings
+    (``counted``: a person's seat, not a program's nor played for practice, held by one name all game)."""
 
     __tablename__ = "game_players"
-    __table_args__ = (UniqueConstraint("game_id", "seat", name="uq_game_players_game_seat"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat", name="uq_game_players_game_seat"),
+        Index("ix_game_players_record", "skeleton", "counted", "finished_at"),
+        Index("ix_game_players_board", "counted", "total"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
     seat: Mapped[int] = mapped_column(Integer)
     name: Mapped[str] = mapped_column(String(64))
     name_key: Mapped[str] = mapped_column(String(64), index=True)  # lower-case name: finds games by name
+    # What the name reads as (``app.table.text.name_skeleton``): look-alikes share one record.
+    skeleton: Mapped[str] = mapped_column(String(64), default="", server_default="")
     is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
+    is_program: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    practice: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     total: Mapped[int | None] = mapped_column(Integer, nullable=True)
     won: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    counted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    win: Mapped[float | None] = mapped_column(Float, nullable=True)  # a shared win's share: 1/k of k
+    place: Mapped[int | None] = mapped_column(Integer, nullable=True)  # 1 + seats with a lower total
+    rounds_out_first: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    perfect: Mapped[bool | None] = mapped_column(Boolean, nullable=True)  # out first in every round
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class PlayerStandingRow(Base):
+    """One name's record over this server's counted finished games: kept up to date in the transaction
+    that finishes each game, so the standings are read, never computed from the games."""
+
+    __tablename__ = "player_standings"
+    __table_args__ = (
+        Index("ix_player_standings_wins", "wins"),
+        Index("ix_player_standings_win_rate", "win_rate"),
+        Index("ix_player_standings_average_total", "average_total"),
+        Index("ix_player_standings_games", "games"),
+    )
+
+    skeleton: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))  # as it was last played
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[float] = mapped_column(Float)
+    win_rate: Mapped[float] = mapped_column(Float)
+    total_sum: Mapped[int] = mapped_column(BigInteger)
+    average_total: Mapped[float] = mapped_column(Float)
+    best_total: Mapped[int] = mapped_column(Integer)
+    best_game_id: Mapped[int] = mapped_column(Integer)
+    worst_total: Mapped[int] = mapped_column(Integer)
+    worst_game_id: Mapped[int] = mapped_column(Integer)
+    rounds_out_first: Mapped[int] = mapped_column(Integer)
+    perfect_games: Mapped[int] = mapped_column(Integer)
+    first_played: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_played: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -28,10 +28,12 @@ from app.table import (
     StartGame,
     Table,
 )
+from app.table.text import name_skeleton
 
 from .errors import StoreError, VersionConflict
 from .models import GamePlayerRow, GameRow, RoomRow, RoundScoreRow, SeatRow
 from .moves import GAMES, ROOMS, MoveRow, log_move
+from .standings_writes import record_game_end
 
 SCORES: SqlTable = RoundScoreRow.__table__  # type: ignore[assignment]
 PLAYERS: SqlTable = GamePlayerRow.__table__  # type: ignore[assignment]
@@ -48,12 +50,6 @@ _MOVE_GAME = (
         finished_at=bindparam("finished_at"),
     )
 )
-_SET_TOTAL = (
-    update(PLAYERS)
-    .where(PLAYERS.c.game_id == bindparam("b_id"), PLAYERS.c.seat == bindparam("b_seat"))
-    .values(total=bindparam("total"), won=bindparam("won"))
-)
-
 # The writes that change the room (and its seats) but no game.
 RoomWrite = AddSeat | ReplaceSeat | RemoveSeat | SetHost | SetLobby | Reopen
 
@@ -103,14 +99,13 @@ async def record_round_end(conn: AsyncConnection, row: MoveRow, move: RecordMove
                     "seat": s.seat,
                     "name": s.name,
                     "penalty": s.penalty,
+                    "went_out": s.went_out,
                 }
                 for s in move.round_scores
             ],
         )
-    for final in move.final_totals:
-        await conn.execute(
-            _SET_TOTAL, {"b_id": move.game_id, "b_seat": final.seat, "total": final.total, "won": final.won}
-        )
+    if move.final_totals:
+        await record_game_end(conn, move, row.now)
     for seat in move.seats:  # seats handed over at this new round (or this game's end)
         await _replace_seat(conn, row.code, seat)
 
@@ -182,7 +177,10 @@ async def start_game(session: AsyncSession, code: str, version: int, start: Star
             seat=s.index,
             name=s.name,
             name_key=name_key(s.name),
+            skeleton=name_skeleton(s.name),
             is_bot=s.is_bot,
+            is_program=s.is_program,
+            practice=s.practice,
             total=None,
             won=None,
         )
@@ -213,6 +211,7 @@ def _seat_values(seat: Seat) -> dict[str, Any]:
         "claim_name": None if claim is None else claim.name,
         "claim_token_hash": None if claim is None else claim.token_hash,
         "claim_approved": claim is not None and claim.approved,
+        "practice": seat.practice,
     }
 
 

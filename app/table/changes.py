@@ -21,15 +21,40 @@ class RoundScore:
     seat: int
     name: str
     penalty: int
+    went_out: bool = False  # this seat went out first in the round
 
 
 @dataclass(frozen=True, slots=True)
 class FinalTotal:
-    """A seat's total at the game's end, and whether it won (the engine says who: lowest totals win)."""
+    """A seat's total at the game's end and how it did (the engine says who won: the lowest totals, a tie
+    sharing the win). ``place``: 1 + the seats with a lower total; ``win``: the seat's share of the win (1/k
+    of k tied winners, else 0); ``rounds_out_first``: rounds it went out first; ``perfect``: every one."""
 
     seat: int
     total: int
     won: bool
+    win: float = 0.0
+    place: int = 1
+    rounds_out_first: int = 0
+    perfect: bool = False
+
+
+def final_totals(game: GameState) -> tuple[FinalTotal, ...]:
+    """Every seat's ``FinalTotal`` of a finished game."""
+    totals, winners = game.totals(), game.winners()
+    outs = [sum(1 for r in game.results if r.went_out == seat) for seat in range(game.players)]
+    return tuple(
+        FinalTotal(
+            seat,
+            total,
+            seat in winners,
+            win=1 / len(winners) if seat in winners else 0.0,
+            place=1 + sum(1 for other in totals if other < total),
+            rounds_out_first=outs[seat],
+            perfect=bool(game.results) and outs[seat] == len(game.results),
+        )
+        for seat, total in enumerate(totals)
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from .changes import (
     SetLobby,
     StartGame,
     Write,
+    final_totals,
 )
 from .errors import Refusal
 from .table import NO_PAUSE, TRANSITIONS, Claim, RoomStatus, Seat, Table, same_token
@@ -288,6 +289,21 @@ def set_options(
     return _next(table, SetLobby(checked, seat_count), at, options=checked, seat_count=seat_count)
 
 
+def set_practice(table: Table, *, index: int, on: bool, at: datetime) -> Change | None:
+    """A person plays their seat for practice (its games are left out of the standings), or not. Chosen
+    before a game starts (in the lobby, or once a game is over for a rematch), fixed while it is played;
+    None when it is so already."""
+    if table.status is RoomStatus.PLAYING:
+        raise Refusal("wrong_status", "practice is chosen before a game starts, not during it")
+    seat = _seat_index(table, index)
+    if seat.is_bot:
+        raise Refusal("not_allowed", "a bot's games are never counted; practice is for people")
+    if seat.practice == on:
+        return None
+    changed = replace(seat, practice=on)
+    return _next(table, ReplaceSeat(changed), at, seats=_with_seat(table, changed))
+
+
 def start_game(table: Table, *, seed: int, public_id: str, at: datetime, rematch: bool = False) -> Change:
     """Deal a new game (from the lobby, or a rematch once a game is finished). The store gives its id."""
     doing, expected = (
@@ -355,7 +371,7 @@ def play(
     before = table.game
     after, events = apply(before, seat, action)
     scores = tuple(
-        RoundScore(result.round, s, table.seats[s].name, penalty)
+        RoundScore(result.round, s, table.seats[s].name, penalty, went_out=result.went_out == s)
         for result in after.results[len(before.results) :]
         for s, penalty in enumerate(result.penalties)
     )
@@ -364,8 +380,7 @@ def play(
     if after.is_over:
         assert RoomStatus.FINISHED in TRANSITIONS[table.status]
         status = RoomStatus.FINISHED
-        winners = set(after.winners())
-        finals = tuple(FinalTotal(s, total, s in winners) for s, total in enumerate(after.totals()))
+        finals = final_totals(after)
     # A discard (or going out) hands the turn on; a draw does not.
     turn_started = table.turn_started if isinstance(action, Draw) else at
     moved = replace(table, game=after, status=status)

@@ -44,6 +44,7 @@ _REST_ONLY: dict[str, int] = {
     "not_found": 404,
     "not_ready": 503,
     "game_not_found": 404,
+    "player_not_found": 404,
     "round_not_finished": 409,
     "game_not_finished": 409,
 }

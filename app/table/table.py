@@ -63,6 +63,7 @@ class Seat:
     is_program: bool = False  # a person's seat played by their own program (see docs/protocol.md)
     former_token_hash: str | None = None  # a bot's seat: the token of the person it was handed from
     claim: Claim | None = None  # a bot's seat: the one request for it (pending, or approved and waiting)
+    practice: bool = False  # a person's seat played for practice: its games are left out of the standings
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,8 +88,10 @@ async def test_finished_game_history_export_and_leaderboard(server: str, store: 
     board = (await get(server, f"/api/rooms/{code}/leaderboard")).json()
     by_name = {row["name"]: row for row in board["items"]}
     assert by_name["Sara"]["games"] == 1
-    assert by_name["Sara"]["wins"] == (1 if 0 in game["winners"] else 0)
-    assert by_name["Sara"]["average_points"] == game["totals"][0]
+    # A tie shares the win (RULES.md "Winning"): each of k tied winners gets 1/k.
+    assert by_name["Sara"]["wins"] == (1 / len(game["winners"]) if 0 in game["winners"] else 0)
+    assert by_name["Sara"]["average_total"] == game["totals"][0]
+    assert len(by_name) == 1, "the bot's seat is never counted in the standings"
 
     mine = (await get(server, "/api/players/sara/games")).json()  # names match in any letter case
     assert [g["id"] for g in mine["items"]] == [game_id]

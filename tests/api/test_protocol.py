@@ -48,6 +48,7 @@ GOOD = [
     {"type": "rematch"},
     {"type": "reopen"},
     {"type": "ready"},
+    {"type": "practice", "on": True},
     {"type": "hint"},
     {"type": "react", "emoji": "👍"},
 ]

@@ -7,8 +7,19 @@ from datetime import UTC, datetime
 import pytest
 
 from app.engine import Draw
-from app.table import AddSeat, RecordMove, Refusal, RemoveSeat, Reopen, RoomStatus, StartGame, pause
+from app.table import (
+    AddSeat,
+    RecordMove,
+    Refusal,
+    RemoveSeat,
+    Reopen,
+    ReplaceSeat,
+    RoomStatus,
+    StartGame,
+    pause,
+)
 from app.table import commands as c
+from app.table.changes import final_totals
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -120,3 +131,34 @@ def test_the_ready_check_in_the_lobby_starts_afresh_when_the_seats_change() -> N
     with pytest.raises(Refusal) as refused:
         pause.ready(started, seat=0)
     assert refused.value.code == "wrong_status"
+
+
+def test_practice_is_chosen_for_a_persons_seat_before_a_game_and_fixed_while_it_is_played() -> None:
+    table = lobby()
+    chosen = c.set_practice(table, index=0, on=True, at=T0)
+    assert chosen is not None and isinstance(chosen.write, ReplaceSeat) and chosen.write.seat.practice
+    assert c.set_practice(chosen.table, index=0, on=True, at=T0) is None  # so already: nothing to write
+    with pytest.raises(Refusal) as bot:
+        c.set_practice(table, index=1, on=True, at=T0)
+    assert bot.value.code == "not_allowed"
+    playing = c.start_game(chosen.table, seed=3, public_id="abcdefghijkm", at=T0).table
+    with pytest.raises(Refusal) as during:
+        c.set_practice(playing, index=0, on=False, at=T0)
+    assert during.value.code == "wrong_status"
+    assert playing.seats[0].practice, "the game is dealt with the seat as it was chosen"
+
+
+def test_a_finished_games_totals_say_the_place_the_shared_win_and_the_rounds_out_first() -> None:
+    table = finished(lobby())
+    game = table.game
+    assert game is not None and game.is_over
+    finals = final_totals(game)
+    totals, winners = game.totals(), game.winners()
+    for final in finals:
+        assert final.total == totals[final.seat] and final.won == (final.seat in winners)
+        assert final.win == (1 / len(winners) if final.won else 0.0)
+        assert final.place == 1 + sum(1 for t in totals if t < final.total)
+        assert final.rounds_out_first == sum(1 for r in game.results if r.went_out == final.seat)
+        assert final.perfect == (final.rounds_out_first == len(game.results))
+    assert sum(f.win for f in finals) == pytest.approx(1.0)
+    assert sum(f.rounds_out_first for f in finals) == sum(1 for r in game.results if r.went_out is not None)

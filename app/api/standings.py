@@ -1,0 +1,230 @@
+"""REST standings: a player's record on this server, the players' board, the best and worst finished games
+(hall of fame and of shame), and a table's standings across its games. Public on this server, limited per
+client address (``MAX_STANDINGS_PER_MINUTE``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from pydantic import BaseModel, Field
+
+from app.store.standings import GameOrder, PlayerOrder, Standings
+from app.table import Refusal
+
+from .deps import ManagerDep, SettingsDep
+from .errors import ErrorPublic, refusals
+from .history import NOT_FOUND, Limit, Offset, vars_of
+from .record_cache import AddressRate
+
+LIMITED: dict[int | str, dict[str, Any]] = {
+    429: {"model": ErrorPublic, "description": "too many standings asked for from this address"}
+}
+router = APIRouter(
+    prefix="/api",
+    tags=["standings"],
+    responses={
+        **refusals("bad_request: a path or query parameter is out of range or of the wrong type"),
+        **LIMITED,
+    },
+)
+
+
+def _standings(request: Request, settings: SettingsDep, manager: ManagerDep) -> Standings:
+    """The standings, for an address within its per-minute budget (the budget is made on first use)."""
+    rate: AddressRate | None = getattr(request.app.state, "standings_rate", None)
+    if rate is None:
+        rate = request.app.state.standings_rate = AddressRate(
+            settings.max_standings_per_minute, manager.clock
+        )
+    if not rate.allow(request.client.host if request.client else "unknown"):
+        raise Refusal("rate_limited", "too many standings asked for from your address; wait a minute")
+    return Standings(request.app.state.store)
+
+
+StandingsDep = Annotated[Standings, Depends(_standings)]
+Name = Annotated[
+    str, Path(min_length=1, max_length=64, description="a player's name (any case, look-alikes)")
+]
+
+SUMMARY_EXAMPLE: dict[str, Any] = {
+    "name": "Sara",
+    "games": 12,
+    "wins": 4.5,
+    "win_rate": 0.375,
+    "average_total": 63.5,
+    "best_total": 21,
+    "worst_total": 140,
+    "rounds_out_first": 17,
+    "perfect_games": 0,
+    "last_played": "2026-12-01T21:40:12Z",
+}
+
+
+class PlayerSummaryPublic(BaseModel):
+    """A name's figures over its counted finished games (bots, programs and practice seats never count)."""
+
+    name: str = Field(description="the name as it was last played")
+    games: int
+    wins: float = Field(description="wins; a win tied between k players counts 1/k for each")
+    win_rate: float = Field(description="wins / games")
+    average_total: float = Field(description="the average final total (lower is better)")
+    best_total: int
+    worst_total: int
+    rounds_out_first: int = Field(description="rounds in which this player went out first")
+    perfect_games: int = Field(description="games in which this player went out first in every round")
+    last_played: datetime
+
+    model_config = {"json_schema_extra": {"examples": [SUMMARY_EXAMPLE]}}
+
+
+class GameMarkPublic(BaseModel):
+    total: int
+    game: str = Field(description="the game's public id (/api/games/{id}, its replay)")
+    finished_at: datetime
+
+
+class RecentGamePublic(BaseModel):
+    game: str = Field(description="the game's public id")
+    finished_at: datetime
+    total: int
+    place: int = Field(description="1 + the players with a lower total")
+    players: int
+    win: float = Field(description="this player's share of the win: 1, 1/k of a k-way tie, or 0")
+    rounds_out_first: int
+    perfect: bool
+
+
+class PlayerStandingPublic(PlayerSummaryPublic):
+    """A name's record on this server, with the games behind its figures."""
+
+    first_played: datetime
+    best: GameMarkPublic
+    worst: GameMarkPublic
+    recent: list[RecentGamePublic] = Field(description="the latest counted games, newest first (at most 20)")
+
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {
+                    **SUMMARY_EXAMPLE,
+                    "first_played": "2026-11-02T19:02:00Z",
+                    "best": {"total": 21, "game": "k3m9xq2wz7ab", "finished_at": "2026-11-20T22:10:00Z"},
+                    "worst": {"total": 140, "game": "p4t8vn6rc2de", "finished_at": "2026-11-03T20:31:00Z"},
+                    "recent": [
+                        {
+                            "game": "w7y2hb5jk9mn",
+                            "finished_at": "2026-12-01T21:40:12Z",
+                            "total": 54,
+                            "place": 1,
+                            "players": 3,
+                            "win": 0.5,
+                            "rounds_out_first": 2,
+                            "perfect": False,
+                        }
+                    ],
+                }
+            ]
+        }
+    }
+
+
+class PlayerBoard(BaseModel):
+    items: list[PlayerSummaryPublic]
+    total: int
+    limit: int
+    offset: int
+
+
+class GameStandingPublic(BaseModel):
+    """One player's finished game on the hall of fame (lowest totals) or of shame (highest)."""
+
+    game: str = Field(description="the game's public id")
+    name: str
+    total: int
+    players: int
+    place: int
+    finished_at: datetime
+
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {
+                    "game": "k3m9xq2wz7ab",
+                    "name": "Sara",
+                    "total": 21,
+                    "players": 3,
+                    "place": 1,
+                    "finished_at": "2026-11-20T22:10:00Z",
+                }
+            ]
+        }
+    }
+
+
+class GameBoard(BaseModel):
+    items: list[GameStandingPublic]
+    total: int
+    limit: int
+    offset: int
+
+
+def _page(items: list[Any], total: int, limit: int, offset: int) -> dict[str, Any]:
+    return {"items": [vars_of(i) for i in items], "total": total, "limit": limit, "offset": offset}
+
+
+@router.get("/players/{name}", response_model=PlayerStandingPublic, responses=NOT_FOUND)
+async def player(name: Name, standings: StandingsDep) -> dict[str, Any]:
+    """A player's record on this server: names are matched after case folding and look-alike folding (the
+    table's own rule), so "Sara", "SARA" and "Ѕаrа" (Cyrillic) share one record. 404 until the name has a
+    counted finished game."""
+    record = await standings.player(name)
+    if record is None:
+        raise Refusal("player_not_found", "no finished game counts for this name on this server")
+    return {
+        **vars_of(record.summary),
+        "first_played": record.first_played,
+        "best": vars_of(record.best),
+        "worst": vars_of(record.worst),
+        "recent": [vars_of(g) for g in record.recent],
+    }
+
+
+@router.get("/leaderboard", response_model=PlayerBoard)
+async def leaderboard(
+    standings: StandingsDep,
+    by: Annotated[PlayerOrder, Query(description="wins, win_rate, games: most first; average: lowest")] = (
+        PlayerOrder.WINS
+    ),
+    min_games: Annotated[int, Query(ge=1, le=10_000, description="only players with this many games")] = 1,
+    limit: Limit = 20,
+    offset: Offset = 0,
+) -> dict[str, Any]:
+    """Every player on this server with at least ``min_games`` counted finished games, best first."""
+    page = await standings.players(by, min_games=min_games, limit=limit, offset=offset)
+    return _page(page.items, page.total, limit, offset)
+
+
+@router.get("/leaderboard/games", response_model=GameBoard)
+async def game_board(
+    standings: StandingsDep,
+    order: Annotated[GameOrder, Query(description="best: the lowest final totals; worst: the highest")] = (
+        GameOrder.BEST
+    ),
+    limit: Limit = 20,
+    offset: Offset = 0,
+) -> dict[str, Any]:
+    """The hall of fame (``best``) and of shame (``worst``): each player's finished games by final total."""
+    page = await standings.games(order, limit=limit, offset=offset)
+    return _page(page.items, page.total, limit, offset)
+
+
+@router.get("/rooms/{code}/leaderboard", response_model=PlayerBoard, responses=NOT_FOUND)
+async def table_standings(
+    code: str, standings: StandingsDep, manager: ManagerDep, limit: Limit = 20, offset: Offset = 0
+) -> dict[str, Any]:
+    """A table's standings across its finished games (rematches make a series): most wins first."""
+    room = await manager.require(code)  # room_not_found (404) for unknown codes
+    page = await standings.table(room.code, limit=limit, offset=offset)
+    return _page(page.items, page.total, limit, offset)

@@ -1,0 +1,257 @@
+"""Standings: a player's record on this server and the boards, read from the summary the finishing move
+writes (``standings_writes``) with indexed queries; nothing here replays or adds up games."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Integer, and_, cast, func, select
+
+from app.table.text import name_skeleton
+
+from .history import Page
+from .models import GamePlayerRow, GameRow, PlayerStandingRow
+from .store import Store
+
+RECENT = 20  # a player's record lists this many of their latest games
+
+
+class PlayerOrder(enum.Enum):
+    """How the players' board is sorted (best first)."""
+
+    WINS = "wins"
+    WIN_RATE = "win_rate"
+    AVERAGE = "average"  # the lowest average total first
+    GAMES = "games"
+
+
+class GameOrder(enum.Enum):
+    """The finished games' boards: the lowest final totals (hall of fame) or the highest (hall of shame)."""
+
+    BEST = "best"
+    WORST = "worst"
+
+
+@dataclass(frozen=True, slots=True)
+class GameMark:
+    """One figure's game: a total and the (public id of the) game it was made in."""
+
+    total: int
+    game: str
+    finished_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RecentGame:
+    game: str
+    finished_at: datetime
+    total: int
+    place: int
+    players: int
+    win: float
+    rounds_out_first: int
+    perfect: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSummary:
+    """A name's figures (the boards' rows)."""
+
+    name: str
+    games: int
+    wins: float
+    win_rate: float
+    average_total: float
+    best_total: int
+    worst_total: int
+    rounds_out_first: int
+    perfect_games: int
+    last_played: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStanding:
+    """A name's record: its figures, the games behind the best and worst, its latest games."""
+
+    summary: PlayerSummary
+    first_played: datetime
+    best: GameMark
+    worst: GameMark
+    recent: list[RecentGame]
+
+
+@dataclass(frozen=True, slots=True)
+class GameStanding:
+    """One seat's finished game on a board."""
+
+    game: str
+    name: str
+    total: int
+    players: int
+    place: int
+    finished_at: datetime
+
+
+def _summary(row: Any) -> PlayerSummary:
+    return PlayerSummary(
+        row.name,
+        row.games,
+        round(float(row.wins), 4),
+        round(float(row.win_rate), 4),
+        round(float(row.average_total), 2),
+        row.best_total,
+        row.worst_total,
+        row.rounds_out_first,
+        row.perfect_games,
+        row.last_played,
+    )
+
+
+_PLAYER_ORDER = {
+    PlayerOrder.WINS: (PlayerStandingRow.wins.desc(), PlayerStandingRow.average_total),
+    PlayerOrder.WIN_RATE: (PlayerStandingRow.win_rate.desc(), PlayerStandingRow.games.desc()),
+    PlayerOrder.AVERAGE: (PlayerStandingRow.average_total, PlayerStandingRow.games.desc()),
+    PlayerOrder.GAMES: (PlayerStandingRow.games.desc(), PlayerStandingRow.wins.desc()),
+}
+
+# How many seats each game had: a correlated count over the game's (indexed) seats.
+_SEATS_IN_GAME = (
+    select(func.count(GamePlayerRow.id))
+    .where(GamePlayerRow.game_id == GameRow.id)
+    .correlate(GameRow)
+    .scalar_subquery()
+)
+
+
+class Standings:
+    """Standings queries over one Store's database."""
+
+    def __init__(self, store: Store) -> None:
+        self.sessions = store.sessions
+
+    async def player(self, name: str) -> PlayerStanding | None:
+        """The record of ``name`` (or a look-alike of it); None when it has no counted finished game."""
+        skeleton = name_skeleton(name)
+        if not skeleton:
+            return None
+        async with self.sessions() as session:
+            row = await session.get(PlayerStandingRow, skeleton)
+            if row is None:
+                return None
+            marks = {
+                game_id: (public_id, finished_at)
+                for game_id, public_id, finished_at in (
+                    await session.execute(
+                        select(GameRow.id, GameRow.public_id, GameRow.finished_at).where(
+                            GameRow.id.in_((row.best_game_id, row.worst_game_id))
+                        )
+                    )
+                ).all()
+            }
+            recent = (
+                await session.execute(
+                    select(
+                        GameRow.public_id,
+                        GamePlayerRow.finished_at,
+                        GamePlayerRow.total,
+                        GamePlayerRow.place,
+                        _SEATS_IN_GAME,
+                        GamePlayerRow.win,
+                        GamePlayerRow.rounds_out_first,
+                        GamePlayerRow.perfect,
+                    )
+                    .join(GameRow, GameRow.id == GamePlayerRow.game_id)
+                    .where(GamePlayerRow.skeleton == skeleton, GamePlayerRow.counted)
+                    .order_by(GamePlayerRow.finished_at.desc(), GamePlayerRow.id.desc())
+                    .limit(RECENT)
+                )
+            ).all()
+        best, worst = marks[row.best_game_id], marks[row.worst_game_id]
+        assert best[1] is not None and worst[1] is not None  # a counted game is a finished one
+        return PlayerStanding(
+            _summary(row),
+            row.first_played,
+            GameMark(row.best_total, best[0], best[1]),
+            GameMark(row.worst_total, worst[0], worst[1]),
+            [
+                RecentGame(game, at, total, place, players, round(float(win), 4), outs, bool(perfect))
+                for game, at, total, place, players, win, outs, perfect in recent
+            ],
+        )
+
+    async def players(
+        self, order: PlayerOrder, *, min_games: int, limit: int, offset: int
+    ) -> Page[PlayerSummary]:
+        """The players' board: every name with at least ``min_games`` counted games, best first."""
+        where = PlayerStandingRow.games >= min_games
+        async with self.sessions() as session:
+            total = await session.scalar(select(func.count()).select_from(PlayerStandingRow).where(where))
+            rows = (
+                await session.scalars(
+                    select(PlayerStandingRow)
+                    .where(where)
+                    .order_by(*_PLAYER_ORDER[order], PlayerStandingRow.skeleton)
+                    .limit(limit)
+                    .offset(offset)
+                )
+            ).all()
+        return Page([_summary(r) for r in rows], int(total or 0))
+
+    async def games(self, order: GameOrder, *, limit: int, offset: int) -> Page[GameStanding]:
+        """The finished games' board: each counted seat's final total, the lowest (or highest) first. Its
+        size is the sum of the records' games (one row per counted seat), read without counting seats."""
+        by_total = GamePlayerRow.total if order is GameOrder.BEST else GamePlayerRow.total.desc()
+        async with self.sessions() as session:
+            total = await session.scalar(select(func.coalesce(func.sum(PlayerStandingRow.games), 0)))
+            rows = (
+                await session.execute(
+                    select(
+                        GameRow.public_id,
+                        GamePlayerRow.name,
+                        GamePlayerRow.total,
+                        _SEATS_IN_GAME,
+                        GamePlayerRow.place,
+                        GamePlayerRow.finished_at,
+                    )
+                    .join(GameRow, GameRow.id == GamePlayerRow.game_id)
+                    .where(GamePlayerRow.counted, GamePlayerRow.total.is_not(None))
+                    .order_by(by_total, GamePlayerRow.finished_at, GamePlayerRow.id)
+                    .limit(limit)
+                    .offset(offset)
+                )
+            ).all()
+        return Page([GameStanding(*r) for r in rows], int(total or 0))
+
+    async def table(self, code: str, *, limit: int, offset: int) -> Page[PlayerSummary]:
+        """A table's standings across its finished games (a table that plays rematches is a series): per
+        name, its counted games there; most wins first."""
+        wins = func.sum(GamePlayerRow.win)
+        average = func.avg(cast(GamePlayerRow.total, Integer) * 1.0)
+        query = (
+            select(
+                func.max(GamePlayerRow.name).label("name"),
+                func.count(GamePlayerRow.id).label("games"),
+                wins.label("wins"),
+                (wins / func.count(GamePlayerRow.id)).label("win_rate"),
+                average.label("average_total"),
+                func.min(GamePlayerRow.total).label("best_total"),
+                func.max(GamePlayerRow.total).label("worst_total"),
+                func.sum(GamePlayerRow.rounds_out_first).label("rounds_out_first"),
+                func.sum(cast(GamePlayerRow.perfect, Integer)).label("perfect_games"),
+                func.max(GamePlayerRow.finished_at).label("last_played"),
+            )
+            .join(GameRow, and_(GameRow.id == GamePlayerRow.game_id, GameRow.room_code == code))
+            .where(GamePlayerRow.counted)
+            .group_by(GamePlayerRow.skeleton)
+        )
+        async with self.sessions() as session:
+            total = await session.scalar(select(func.count()).select_from(query.subquery()))
+            rows = (
+                await session.execute(
+                    query.order_by(wins.desc(), average, GamePlayerRow.skeleton).limit(limit).offset(offset)
+                )
+            ).all()
+        return Page([_summary(r) for r in rows], int(total or 0))

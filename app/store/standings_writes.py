@@ -1,0 +1,149 @@
+"""A finished game in the standings: how each seat did, and each counted player's record, written in the
+transaction that finishes the game (``writes.record_round_end``: the one commit path of a move).
+
+A seat counts in its player's standings when it was a person's (not a bot's, not a program's, not played
+for practice) and one name held it all game (a seat handed to a bot for a while keeps its player's name and
+still counts for them; a seat someone else took over does not count for either). Records are keyed by the
+name's skeleton (``app.table.text.name_skeleton``), so look-alike names share one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Float, Table, bindparam, case, cast, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.table import FinalTotal, RecordMove
+
+from .models import GamePlayerRow, PlayerStandingRow, RoundScoreRow
+
+PLAYERS: Table = GamePlayerRow.__table__  # type: ignore[assignment]
+SCORES: Table = RoundScoreRow.__table__  # type: ignore[assignment]
+STANDINGS: Table = PlayerStandingRow.__table__  # type: ignore[assignment]
+
+_SEATS = select(
+    PLAYERS.c.seat,
+    PLAYERS.c.name,
+    PLAYERS.c.skeleton,
+    PLAYERS.c.is_bot,
+    PLAYERS.c.is_program,
+    PLAYERS.c.practice,
+).where(PLAYERS.c.game_id == bindparam("b_id"))
+_NAMES = select(SCORES.c.seat, SCORES.c.name).where(SCORES.c.game_id == bindparam("b_id")).distinct()
+_SET_OUTCOME = (
+    update(PLAYERS)
+    .where(PLAYERS.c.game_id == bindparam("b_id"), PLAYERS.c.seat == bindparam("b_seat"))
+    .values(
+        total=bindparam("total"),
+        won=bindparam("won"),
+        win=bindparam("win"),
+        place=bindparam("place"),
+        rounds_out_first=bindparam("rounds_out_first"),
+        perfect=bindparam("perfect"),
+        counted=bindparam("counted"),
+        finished_at=bindparam("finished_at"),
+    )
+)
+
+
+def _upsert(dialect: str) -> Any:
+    """Add one game to a player's record (or start it): one statement, safe against a concurrent game's
+    end for the same player (the row is locked by the conflict, never read first)."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(STANDINGS)
+    new, old = statement.excluded, STANDINGS.c
+    games = old.games + 1
+    wins = old.wins + new.wins
+    total_sum = old.total_sum + new.total_sum
+    better, worse = new.best_total < old.best_total, new.worst_total > old.worst_total
+    return statement.on_conflict_do_update(
+        index_elements=[old.skeleton],
+        set_={
+            "name": new.name,
+            "games": games,
+            "wins": wins,
+            "win_rate": wins / cast(games, Float),
+            "total_sum": total_sum,
+            "average_total": cast(total_sum, Float) / cast(games, Float),
+            "best_total": case((better, new.best_total), else_=old.best_total),
+            "best_game_id": case((better, new.best_game_id), else_=old.best_game_id),
+            "worst_total": case((worse, new.worst_total), else_=old.worst_total),
+            "worst_game_id": case((worse, new.worst_game_id), else_=old.worst_game_id),
+            "rounds_out_first": old.rounds_out_first + new.rounds_out_first,
+            "perfect_games": old.perfect_games + new.perfect_games,
+            "last_played": new.last_played,
+        },
+    )
+
+
+_UPSERTS = {dialect: _upsert(dialect) for dialect in ("sqlite", "postgresql")}
+
+
+def counted_seats(seats: list[Any], names: list[Any]) -> dict[int, str]:
+    """seat -> skeleton of the seats that count (one per skeleton: the lowest seat, should two ever share
+    one)."""
+    held: dict[int, set[str]] = {}
+    for seat, name in names:
+        held.setdefault(seat, set()).add(name)
+    counted: dict[int, str] = {}
+    for seat, name, skeleton, is_bot, is_program, practice in sorted(seats):
+        person = not (is_bot or is_program or practice)
+        if person and skeleton and held.get(seat, {name}) == {name} and skeleton not in counted.values():
+            counted[seat] = skeleton
+    return counted
+
+
+async def record_game_end(conn: AsyncConnection, move: RecordMove, now: datetime) -> None:
+    """Each seat's outcome on its game row, and each counted player's record, in the caller's transaction."""
+    ids = {"b_id": move.game_id}
+    seats = (await conn.execute(_SEATS, ids)).all()
+    counted = counted_seats(list(seats), list((await conn.execute(_NAMES, ids)).all()))
+    names = {seat: name for seat, name, *_ in seats}
+    for final in move.final_totals:
+        await conn.execute(_SET_OUTCOME, {**ids, **_outcome(final, final.seat in counted, now)})
+    records = [
+        _record(counted[final.seat], names[final.seat], final, move.game_id, now)
+        for final in move.final_totals
+        if final.seat in counted
+    ]
+    # One player's row at a time, in one order: two games ending at once never wait on each other in a cycle.
+    for record in sorted(records, key=lambda r: str(r["skeleton"])):
+        await conn.execute(_UPSERTS[conn.dialect.name], record)
+
+
+def _outcome(final: FinalTotal, counted: bool, now: datetime) -> dict[str, object]:
+    return {
+        "b_seat": final.seat,
+        "total": final.total,
+        "won": final.won,
+        "win": final.win,
+        "place": final.place,
+        "rounds_out_first": final.rounds_out_first,
+        "perfect": final.perfect,
+        "counted": counted,
+        "finished_at": now,
+    }
+
+
+def _record(skeleton: str, name: str, final: FinalTotal, game_id: int, now: datetime) -> dict[str, object]:
+    """A player's record of this one game: what the upsert starts a record with, or adds."""
+    return {
+        "skeleton": skeleton,
+        "name": name,
+        "games": 1,
+        "wins": final.win,
+        "win_rate": final.win,
+        "total_sum": final.total,
+        "average_total": float(final.total),
+        "best_total": final.total,
+        "best_game_id": game_id,
+        "worst_total": final.total,
+        "worst_game_id": game_id,
+        "rounds_out_first": final.rounds_out_first,
+        "perfect_games": int(final.perfect),
+        "first_played": now,
+        "last_played": now,
+    }
