@@ -10,12 +10,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, Field
 
-from app.store.standings import GameOrder, PlayerOrder, Standings
+from app.store.standings import MAX_OFFSET, GameOrder, PlayerOrder, Standings
 from app.table import Refusal
 
 from .deps import ManagerDep, SettingsDep
 from .errors import ErrorPublic, refusals
-from .history import NOT_FOUND, Limit, Offset, vars_of
+from .history import NOT_FOUND, Limit, vars_of
 from .record_cache import AddressRate
 
 LIMITED: dict[int | str, dict[str, Any]] = {
@@ -44,6 +44,9 @@ def _standings(request: Request, settings: SettingsDep, manager: ManagerDep) -> 
 
 
 StandingsDep = Annotated[Standings, Depends(_standings)]
+Offset = Annotated[
+    int, Query(ge=0, le=MAX_OFFSET, description="rows to skip (boards show their first 10,000)")
+]
 Name = Annotated[
     str, Path(min_length=1, max_length=64, description="a player's name (any case, look-alikes)")
 ]

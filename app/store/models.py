@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -146,8 +147,21 @@ class GamePlayerRow(Base):
     __tablename__ = "game_players"
     __table_args__ = (
         UniqueConstraint("game_id", "seat", name="uq_game_players_game_seat"),
-        Index("ix_game_players_record", "skeleton", "counted", "finished_at"),
-        Index("ix_game_players_board", "counted", "total"),
+        # Counted seats only (partial indexes): a player's latest games, and the boards by final total.
+        Index(
+            "ix_game_players_record",
+            "skeleton",
+            "finished_at",
+            sqlite_where=text("counted = 1"),
+            postgresql_where=text("counted = true"),
+        ),
+        Index(
+            "ix_game_players_board",
+            "total",
+            "finished_at",
+            sqlite_where=text("counted = 1"),
+            postgresql_where=text("counted = true"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, and_, cast, func, select
+from sqlalchemy import Integer, cast, func, select, true
 
 from app.table.text import name_skeleton
 
@@ -17,6 +17,8 @@ from .models import GamePlayerRow, GameRow, PlayerStandingRow
 from .store import Store
 
 RECENT = 20  # a player's record lists this many of their latest games
+# The boards page through their first rows only: an offset costs a walk of that many index entries.
+MAX_OFFSET = 10_000
 
 
 class PlayerOrder(enum.Enum):
@@ -117,6 +119,9 @@ _PLAYER_ORDER = {
     PlayerOrder.GAMES: (PlayerStandingRow.games.desc(), PlayerStandingRow.wins.desc()),
 }
 
+# A seat that counts, as the partial indexes on game_players say it (the same expression, so they are used).
+COUNTED = GamePlayerRow.counted == true()
+
 # How many seats each game had: a correlated count over the game's (indexed) seats.
 _SEATS_IN_GAME = (
     select(func.count(GamePlayerRow.id))
@@ -164,8 +169,8 @@ class Standings:
                         GamePlayerRow.perfect,
                     )
                     .join(GameRow, GameRow.id == GamePlayerRow.game_id)
-                    .where(GamePlayerRow.skeleton == skeleton, GamePlayerRow.counted)
-                    .order_by(GamePlayerRow.finished_at.desc(), GamePlayerRow.id.desc())
+                    .where(GamePlayerRow.skeleton == skeleton, COUNTED)
+                    .order_by(GamePlayerRow.finished_at.desc())
                     .limit(RECENT)
                 )
             ).all()
@@ -203,7 +208,15 @@ class Standings:
     async def games(self, order: GameOrder, *, limit: int, offset: int) -> Page[GameStanding]:
         """The finished games' board: each counted seat's final total, the lowest (or highest) first. Its
         size is the sum of the records' games (one row per counted seat), read without counting seats."""
-        by_total = GamePlayerRow.total if order is GameOrder.BEST else GamePlayerRow.total.desc()
+        ranking: tuple[Any, ...]
+        if order is GameOrder.BEST:
+            ranking = (GamePlayerRow.total, GamePlayerRow.finished_at, GamePlayerRow.id)
+        else:
+            ranking = (GamePlayerRow.total.desc(), GamePlayerRow.finished_at.desc(), GamePlayerRow.id.desc())
+        # The page's seats first, from the index alone; only then their games and names.
+        page = (
+            select(GamePlayerRow.id).where(COUNTED).order_by(*ranking).limit(limit).offset(offset).subquery()
+        )
         async with self.sessions() as session:
             total = await session.scalar(select(func.coalesce(func.sum(PlayerStandingRow.games), 0)))
             rows = (
@@ -216,11 +229,9 @@ class Standings:
                         GamePlayerRow.place,
                         GamePlayerRow.finished_at,
                     )
+                    .join(page, page.c.id == GamePlayerRow.id)
                     .join(GameRow, GameRow.id == GamePlayerRow.game_id)
-                    .where(GamePlayerRow.counted, GamePlayerRow.total.is_not(None))
-                    .order_by(by_total, GamePlayerRow.finished_at, GamePlayerRow.id)
-                    .limit(limit)
-                    .offset(offset)
+                    .order_by(*ranking)
                 )
             ).all()
         return Page([GameStanding(*r) for r in rows], int(total or 0))
@@ -243,8 +254,10 @@ class Standings:
                 func.sum(cast(GamePlayerRow.perfect, Integer)).label("perfect_games"),
                 func.max(GamePlayerRow.finished_at).label("last_played"),
             )
-            .join(GameRow, and_(GameRow.id == GamePlayerRow.game_id, GameRow.room_code == code))
-            .where(GamePlayerRow.counted)
+            .where(
+                GamePlayerRow.game_id.in_(select(GameRow.id).where(GameRow.room_code == code)),
+                COUNTED,
+            )
             .group_by(GamePlayerRow.skeleton)
         )
         async with self.sessions() as session:

@@ -42,8 +42,16 @@ def upgrade() -> None:
         batch.add_column(sa.Column("rounds_out_first", sa.Integer(), nullable=True))
         batch.add_column(sa.Column("perfect", sa.Boolean(), nullable=True))
         batch.add_column(sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True))
-        batch.create_index("ix_game_players_record", ["skeleton", "counted", "finished_at"], unique=False)
-        batch.create_index("ix_game_players_board", ["counted", "total"], unique=False)
+    # Counted seats only (partial indexes): a player's latest games, and the boards by final total.
+    for name, columns in (("record", ["skeleton", "finished_at"]), ("board", ["total", "finished_at"])):
+        op.create_index(
+            f"ix_game_players_{name}",
+            "game_players",
+            columns,
+            unique=False,
+            sqlite_where=sa.text("counted = 1"),
+            postgresql_where=sa.text("counted = true"),
+        )
     op.create_table(
         "player_standings",
         sa.Column("skeleton", sa.String(64), nullable=False),
@@ -72,9 +80,9 @@ def downgrade() -> None:
     for column in ("wins", "win_rate", "average_total", "games"):
         op.drop_index(f"ix_player_standings_{column}", table_name="player_standings")
     op.drop_table("player_standings")
+    op.drop_index("ix_game_players_board", table_name="game_players")
+    op.drop_index("ix_game_players_record", table_name="game_players")
     with op.batch_alter_table("game_players") as batch:
-        batch.drop_index("ix_game_players_board")
-        batch.drop_index("ix_game_players_record")
         for column in (
             "finished_at",
             "perfect",
