@@ -188,8 +188,10 @@ async def seed(url: str, games: int, people: int) -> tuple[list[str], str, str]:
                     await conn.execute(insert(table), rows[start : start + BATCH])
             for start in range(0, len(kept), BATCH):
                 await conn.execute(insert(PlayerStandingRow), kept[start : start + BATCH])
-            if store.dialect.value == "postgresql":
-                await conn.execute(text("ANALYZE"))
+        if store.dialect.value == "postgresql":  # as autovacuum leaves a database that has run a while
+            async with store.engine.connect() as conn:
+                conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+                await conn.execute(text("VACUUM ANALYZE"))
         async with store.engine.connect() as conn:  # the records are what the seats add up to
             check = (
                 await conn.execute(
