@@ -3,6 +3,7 @@
 import * as api from '../api.js';
 import { h, mount } from '../dom.js';
 import { lang, num, t } from '../i18n.js';
+import { decimal } from '../figures.js';
 import { botIcon } from './widgets.js';
 
 export const PAGE_SIZE = 10;
@@ -95,8 +96,8 @@ function leaderboardTable(board) {
         board.offset + i === 0 ? h('span.crown', { 'aria-hidden': 'true' }, '♛ ') : null,
         h('span', { dir: 'auto' }, row.name)),
       h('td', {}, num(row.games)),
-      h('td', {}, num(row.wins)),
-      h('td', {}, num(Math.round(row.average_points * 10) / 10)))))));
+      h('td', {}, decimal(row.wins, 2)),
+      h('td', {}, decimal(row.average_total, 1)))))));
 }
 
 export function renderHistory(container, ctx, actions) {
