@@ -240,7 +240,7 @@ function playerPage(container, ctx, actions) {
   const name = ctx.route.name;
   const record = view.record;
   const back = pageLink('a.secondary.small', STANDINGS_PATH, actions, { 'data-testid': 'back-to-standings' },
-    h('span.flip', { 'aria-hidden': 'true' }, '‹ '), t('standings'));
+    h('span.flip', { 'aria-hidden': 'true' }, '‹'), ' ', t('standings'));
   const head = h('div.page-head', {},
     h('h1', {}, h('span', { dir: 'auto', 'data-testid': 'player-name' }, record?.name ?? name)),
     h('span.spacer'),
