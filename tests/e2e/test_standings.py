@@ -130,6 +130,7 @@ async def seed(server: str) -> list[dict[str, Any]]:
         await play_table(server, ["Sara", "Omid"], bots=1, games=2),  # a game and its rematch
         await play_table(server, ["Sara"], bots=1),
         await play_table(server, ["Omid", "Leila", "Sara"]),
+        await play_table(server, ["Kian"], bots=1, games=6),  # past a page of games, whatever a row is
     ]
 
 
@@ -177,7 +178,7 @@ def test_boards_and_a_players_record_show_the_servers_figures(
         page.click(f"[data-testid=board-{board}]")
         page.wait_for_selector(f"[data-testid=standings][data-board={board}] [data-testid=players-board]")
         answer = rest(server, "/api/leaderboard", by=by, limit=10, offset=0)
-        assert answer["total"] == 3  # Sara, Omid, Leila: bots are never counted
+        assert answer["total"] == 4  # Sara, Omid, Leila, Kian: bots are never counted
         assert texts(page, "[data-testid=board-row] .player-link") == [row["name"] for row in answer["items"]]
         rows = answer["items"]
         assert texts(page, "[data-testid=board-wins]") == [shown(row["wins"], lang) for row in rows]
@@ -188,17 +189,30 @@ def test_boards_and_a_players_record_show_the_servers_figures(
 
     # The Hall of Fame and of Shame: the lowest and highest totals of the tables' own history.
     totals = sorted(people_totals(server, seeded))
-    assert len(totals) == 3 * 2 + 1 + 3  # the people of every seeded game
+    assert len(totals) == 3 * 2 + 1 + 3 + 6  # the people of every seeded game
     for board, extreme in (("fame", totals[0][0]), ("shame", totals[-1][0])):
         page.click(f"[data-testid=board-{board}]")
         page.wait_for_selector(f"[data-testid=standings][data-board={board}] [data-testid=games-board]")
         order = "best" if board == "fame" else "worst"
         answer = rest(server, "/api/leaderboard/games", order=order, limit=10)
-        assert answer["total"] == len(totals)
         column = texts(page, "[data-testid=board-total]")
         assert column == [shown(row["total"], lang) for row in answer["items"]]
         assert column[0] == shown(extreme, lang)
+        # Every game opens by its id; a page at a time.
+        assert [
+            page.locator(f"[data-testid=game-link-{row['game']}]").first.get_attribute("href")
+            for row in answer["items"]
+        ] == [f"/games/{row['game']}" for row in answer["items"]]
         screenshot(page, f"standings-{board}-{lang}-{size}.png", full_page=True)
+        assert answer["total"] > 10
+        page.click("[data-testid=board-next]")
+        page.wait_for_selector("[data-testid=standings][data-offset='10']")
+        second = rest(server, "/api/leaderboard/games", order=order, limit=10, offset=10)["items"]
+        assert texts(page, "[data-testid=board-total]") == [shown(row["total"], lang) for row in second]
+        assert texts(page, "[data-testid=board-row] .rank")[0] == shown(11, lang)
+        page.click("[data-testid=board-prev]")
+        page.wait_for_selector("[data-testid=standings][data-offset='0']")
+        answer = rest(server, "/api/leaderboard/games", order=order, limit=10)
 
     # A name on the board opens that player's record.
     top = answer["items"][0]["name"]

@@ -27,14 +27,16 @@ function errorWords(err) {
 async function loadBoard(route, rerender) {
   view.loading = true;
   const board = BOARDS[view.board];
+  const asked = `${view.board} ${view.offset}`;
+  const stale = () => view.route !== route || `${view.board} ${view.offset}` !== asked; // another was asked for since
   try {
     const data = board.kind === 'players'
       ? await api.playersBoard(board.by, PAGE_SIZE, view.offset)
       : await api.gamesBoard(board.order, PAGE_SIZE, view.offset);
-    if (view.route !== route) return;
+    if (stale()) return;
     Object.assign(view, { data, error: null });
   } catch (err) {
-    if (view.route !== route) return;
+    if (stale()) return;
     view.error = errorWords(err);
   } finally {
     view.loading = false;
@@ -156,7 +158,8 @@ function boardsPage(container, ctx, actions, rerender) {
     body = [h('div.sheet-wrap', {}, table),
       pager(view.data, (offset) => { view.offset = offset; loadBoard(ctx.route, rerender); })];
   }
-  mount(container, h('div.standings', { 'data-testid': 'standings', 'data-board': view.board, 'aria-busy': view.loading ? 'true' : null },
+  mount(container, h('div.standings', {
+    'data-testid': 'standings', 'data-board': view.board, 'data-offset': view.data?.offset ?? null, 'aria-busy': view.loading ? 'true' : null },
     h('div.page-head', {}, h('h1', {}, t('standings'))),
     h('p.hint.on-felt.public-note', { 'data-testid': 'public-note' }, t('standings_public')),
     h('div.standings-grid', {},
