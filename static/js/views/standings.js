@@ -91,9 +91,9 @@ function playersTable(data, actions) {
       rank(data, i),
       h('th', { scope: 'row', class: 'start' }, playerLink(row.name, actions)),
       h('td', {}, num(row.games)),
-      h('td', { 'data-testid': 'board-wins' }, decimal(row.wins, 2)),
+      h('td', { 'data-testid': 'cell-wins' }, decimal(row.wins, 2)),
       h('td', { class: 'wide-only' }, percent(row.win_rate)),
-      h('td', { 'data-testid': 'board-average' }, decimal(row.average_total, 1))))));
+      h('td', { 'data-testid': 'cell-average' }, decimal(row.average_total, 1))))));
 }
 
 function gamesTable(data, actions) {
@@ -108,7 +108,7 @@ function gamesTable(data, actions) {
       rank(data, i),
       h('th', { scope: 'row', class: 'start' }, playerLink(row.name, actions),
         h('span.sub', {}, t('place_of', { place: row.place, n: row.players }))),
-      h('td', { 'data-testid': 'board-total' }, num(row.total)),
+      h('td', { 'data-testid': 'cell-total' }, num(row.total)),
       h('td.when', { class: 'wide-only' }, h('time', { datetime: row.finished_at }, formatDate(row.finished_at))),
       h('td', {}, replayLink(row.game, actions))))));
 }
