@@ -268,12 +268,16 @@ def test_a_name_with_no_counted_game_says_so_and_offers_the_search(
     page.goto(f"{standings_server}/standings/{quote('Nobody Here')}")
     page.wait_for_selector("[data-testid=player-missing]")
     assert "Nobody Here" in page.locator("[data-testid=player-missing]").inner_text()
+    screenshot(page, f"standings-missing-{lang}.png", full_page=True)
     # The search opens a record; look-alike spellings reach the same one (the server folds them).
     page.fill("[data-testid=find-player]", "sara")
     page.click("[data-testid=find-button]")
     page.wait_for_selector("[data-testid=fig-games]")
     assert page.locator("[data-testid=player-name]").inner_text() == "Sara"
-    screenshot(page, f"standings-missing-{lang}.png", full_page=True)
+    assert page.url == f"{standings_server}/standings/sara"
+    page.goto(f"{standings_server}/standings/{quote('Ѕаrа')}")  # Cyrillic S and a's
+    page.wait_for_selector("[data-testid=fig-games]")
+    assert page.locator("[data-testid=player-name]").inner_text() == "Sara"
 
 
 def test_links_from_home_and_the_game_over_dialog(
