@@ -1,5 +1,5 @@
-"""The browser client's pages (home, a room, its history and replays: static/index.html), its static files
-with content-hashed URLs and long cache lifetimes, and health."""
+"""The browser client's pages (home, a room, its history and replays, the standings: static/index.html), its
+static files with content-hashed URLs and long cache lifetimes, and health."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ PAGE_VIEWS: dict[str, tuple[str, ...]] = {
     "room": ("js/views/lobby.js",),  # the join form and the lobby; the table follows in the background
     "history": ("js/views/history.js",),
     "replay": ("js/views/replay.js",),
+    "standings": ("js/views/standings.js",),
     "not_found": (),
 }
 _STATIC_IMPORT = re.compile(r"""^import\s+(?:[^'"();]*?\s+from\s+)?['"](\.{1,2}/[^'"]+)['"]""", re.MULTILINE)
@@ -168,6 +169,23 @@ async def room_history_page(code: str) -> Response:
 @router.get("/r/{code}/replay/{game_id}", include_in_schema=False)
 async def replay_page(code: str, game_id: str) -> Response:
     return _index("replay")
+
+
+@router.get("/games/{game_id}", include_in_schema=False)
+async def game_replay_page(game_id: str) -> Response:
+    """A finished game's replay by its public id alone (the standings name games, never their table)."""
+    return _index("replay")
+
+
+@router.get("/standings", include_in_schema=False)
+async def standings_page() -> Response:
+    return _index("standings")
+
+
+# ``path``: a name may hold a "/" (sent as %2F, which the router sees decoded).
+@router.get("/standings/{name:path}", include_in_schema=False)
+async def player_standings_page(name: str) -> Response:
+    return _index("standings")
 
 
 @router.get("/healthz", tags=["health"])

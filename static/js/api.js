@@ -42,3 +42,8 @@ const page = (limit, offset) => `limit=${Number(limit)}&offset=${Number(offset)}
 export const roomGames = (code, limit, offset) => request('GET', `/api/rooms/${encodeURIComponent(code)}/games?${page(limit, offset)}`);
 export const leaderboard = (code, limit, offset) => request('GET', `/api/rooms/${encodeURIComponent(code)}/leaderboard?${page(limit, offset)}`);
 export const gameReplay = (id) => request('GET', `/api/games/${encodeURIComponent(id)}/replay`);
+
+// Standings (REST): a player's record by name; the players' boards and the best and worst games.
+export const playerRecord = (name) => request('GET', `/api/players/${encodeURIComponent(name)}`);
+export const playersBoard = (by, limit, offset) => request('GET', `/api/leaderboard?by=${encodeURIComponent(by)}&${page(limit, offset)}`);
+export const gamesBoard = (order, limit, offset) => request('GET', `/api/leaderboard/games?order=${encodeURIComponent(order)}&${page(limit, offset)}`);

@@ -43,6 +43,7 @@ const VIEWS = {
   motion: './views/motion.js',
   history: './views/history.js',
   replay: './views/replay.js',
+  standings: './views/standings.js',
 };
 const lazyModules = new Map(); // path -> {module, wanted}
 
@@ -82,7 +83,16 @@ function showLoading(text = t('loading')) {
 /** A view that only draws (no timers or listeners of its own). */
 const drawOnly = (draw) => () => ({ render: () => draw() });
 
+/** A path segment as typed (a malformed escape stays as it is). */
+function decoded(segment) {
+  try { return decodeURIComponent(segment); } catch { return segment; }
+}
+
 function parseRoute() {
+  const standings = location.pathname.match(/^\/standings(?:\/(.+?))?\/?$/);
+  if (standings) return { view: 'standings', name: standings[1] ? decoded(standings[1]) : null };
+  const game = location.pathname.match(/^\/games\/([a-z0-9]+)\/?$/); // a replay by the game's id alone
+  if (game) return { view: 'replay', code: null, gameId: game[1] };
   const page = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/(?:history|replay\/([a-z0-9]+))\/?$/);
   if (page) {
     const code = page[1].toUpperCase();
@@ -444,6 +454,14 @@ function render() {
       h('button.primary', { type: 'button', onclick: () => actions.goHome() }, t('home_link'))));
     return;
   }
+  if (ctx.route.view === 'standings') {
+    els.chat.hidden = true;
+    mount(els.overlay);
+    const module = view('standings');
+    if (!module) showLoading();
+    else show('standings', drawOnly(() => module.renderStandings(els.main, ctx, actions))).render(ctx);
+    return;
+  }
   if (ctx.route.view === 'history' || ctx.route.view === 'replay') {
     els.chat.hidden = true;
     mount(els.overlay);
@@ -539,7 +557,7 @@ function start() {
   const left = ctx.route?.view === 'room' && ctx.room ? { code: ctx.route.code, gameId: ctx.room.game_id } : null;
   Object.assign(ctx, initialState(parseRoute()));
   const { view, code } = ctx.route;
-  if ((view === 'history' || view === 'replay') && (left?.code === code || savedToken(code) || away.watch?.code === code)) {
+  if (code && (view === 'history' || view === 'replay') && (left?.code === code || savedToken(code) || away.watch?.code === code)) {
     watchForNewGame(code, left?.code === code ? left.gameId : undefined);
   } else {
     stopWatching();

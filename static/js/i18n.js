@@ -1,5 +1,6 @@
 // Every string the client shows, one dictionary per language, and the switch between them (LTR/RTL).
 import { savedLang, saveLang } from './storage.js';
+import { STANDINGS_STRINGS } from './i18n-standings.js';
 
 const en = {
   app_title: 'Three Thirteen',
@@ -642,6 +643,7 @@ const cardWords = {
 };
 
 export const DICTIONARIES = { en, fa };
+for (const [code, strings] of Object.entries(STANDINGS_STRINGS)) Object.assign(DICTIONARIES[code], strings);
 export const LANGS = ['en', 'fa'];
 const listeners = new Set();
 let current = readStored();

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app.engine import GameState
 from app.engine.options import ROUNDS
+from app.protocol.client_config import client_config_script
 from app.store import Store
 from tests.reads import load_game_state
 
@@ -56,3 +57,20 @@ async def test_the_pages_of_history_and_replay_serve_the_client(server: str) -> 
     for path in ("/r/ABCDE/history", "/r/ABCDE/replay/12"):
         response = await get(server, path)
         assert response.status_code == 200 and "text/html" in response.headers["content-type"], path
+
+
+async def test_the_standings_pages_and_a_game_by_id_serve_the_client(server: str) -> None:
+    home = await get(server, "/")
+    for path, view in (
+        ("/standings", "standings"),
+        ("/standings/Sara", "standings"),
+        ("/standings/Sara%2FK%20%DB%8C", "standings"),  # a "/" and a space in a name
+        ("/games/abcdefghijkm", "replay"),
+    ):
+        response = await get(server, path)
+        assert response.status_code == 200 and "text/html" in response.headers["content-type"], path
+        # The same page as the others (headers, config block), preloading the view it shows first.
+        assert response.headers["content-security-policy"] == home.headers["content-security-policy"], path
+        assert response.headers["cache-control"] == "no-cache", path
+        assert client_config_script() in response.text, path
+        assert f'rel="modulepreload" href="/static/js/views/{view}.js?v=' in response.text, path

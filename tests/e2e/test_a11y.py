@@ -140,6 +140,31 @@ def test_game_over_history_and_replay(
     screenshot(page, f"a11y-replay-{lang}.png")
 
 
+@pytest.mark.parametrize(("lang", "width", "height"), [("en", 390, 844), ("fa", 390, 844), ("fa", 1280, 900)])
+def test_the_standings_pages(
+    new_page: Any, server: str, lang: str, width: int, height: int, finished_game: tuple[str, int]
+) -> None:
+    _code, game_id = finished_game  # Sara's: a record on this server
+    page = a_page(new_page, lang, width, height)
+    page.goto(f"{server}/standings")
+    page.wait_for_selector("[data-testid=players-board]")
+    assert_accessible(page, "standings, most wins")
+    for board in ("average", "fame", "shame"):
+        page.click(f"[data-testid=board-{board}]")
+        page.wait_for_selector(f"[data-testid=standings][data-board={board}] [data-testid=board-row]")
+        assert_accessible(page, f"standings, {board}")
+    page.goto(f"{server}/standings/Sara")
+    page.wait_for_selector("[data-testid=fig-games]")
+    assert_accessible(page, "a player's standings")
+    screenshot(page, f"a11y-standings-player-{lang}-{width}.png", full_page=True)
+    page.goto(f"{server}/standings/No%20one%20yet")
+    page.wait_for_selector("[data-testid=player-missing]")
+    assert_accessible(page, "a name with no record")
+    page.goto(f"{server}/games/{game_id}")
+    page.wait_for_selector("[data-testid=replay][data-index='0']")
+    assert_accessible(page, "a replay by the game's id")
+
+
 def test_the_api_page(new_page: Any, server: str) -> None:
     page = a_page(new_page, "en")
     page.goto(f"{server}/docs")

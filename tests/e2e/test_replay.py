@@ -10,6 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.api.test_history import quick_move
@@ -89,7 +90,15 @@ def test_history_and_replay_of_a_finished_game(
     row.wait_for()
     assert "Sara" in row.inner_text() and "Finished" in row.inner_text()
     assert row.locator(".won").count() >= 1
-    assert page.locator("[data-testid=leaderboard] tbody tr").count() == 2
+    # The table's standings count people only (never the bot); a name there opens its standings. Its
+    # average is Sara's one total.
+    board = page.locator("[data-testid=leaderboard] tbody tr")
+    assert board.count() == 1
+    assert board.locator(".player-link").inner_text() == "Sara"
+    assert board.locator(".player-link").get_attribute("href") == "/standings/Sara"
+    game = httpx.get(f"{server}/api/rooms/{code}/games", timeout=30).json()["items"][0]
+    sara = next(p["seat"] for p in game["players"] if p["name"] == "Sara")
+    assert board.locator("td").last.inner_text() == str(game["totals"][sara])
     assert page.locator("[data-testid=games-pager]").count() == 0, "one game: a single page"
     screenshot(page, "history.png", full_page=True)
 

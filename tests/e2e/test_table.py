@@ -340,7 +340,12 @@ def test_minor_things_players_tripped_on(new_page: Any, server: str) -> None:
     assert rules.locator("#opt-ace_high_low").is_checked()
 
 
-LAZY = ("/static/js/views/replay.js", "/static/js/views/history.js", "/static/js/replay.js")
+LAZY = (
+    "/static/js/views/replay.js",
+    "/static/js/views/history.js",
+    "/static/js/replay.js",
+    "/static/js/views/standings.js",
+)
 
 
 def test_first_load_is_compressed_cached_preloaded_and_lazy(new_page: Any, server: str) -> None:
@@ -359,7 +364,7 @@ def test_first_load_is_compressed_cached_preloaded_and_lazy(new_page: Any, serve
     for path, response in scripts.items():
         assert "?v=" in path, f"{path}: its URL does not change when the file does"
         assert "immutable" in response.all_headers().get("cache-control", ""), path
-    assert not [p for p in scripts if p.split("?")[0] in LAZY], "replay and history code loaded up front"
+    assert not [p for p in scripts if p.split("?")[0] in LAZY], "replay/history/standings loaded up front"
     preloads = page.locator("link[rel=modulepreload]").evaluate_all("els => els.map(e => e.href)")
     assert len(preloads) >= 8 and all("?v=" in href for href in preloads), preloads
     document = next(r for r in responses if r.url.rstrip("/") == server)

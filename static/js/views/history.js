@@ -3,7 +3,9 @@
 import * as api from '../api.js';
 import { h, mount } from '../dom.js';
 import { lang, num, t } from '../i18n.js';
+import { decimal } from '../figures.js';
 import { botIcon } from './widgets.js';
+import { playerLink } from './standings-links.js';
 
 export const PAGE_SIZE = 10;
 
@@ -80,7 +82,7 @@ function gameRow(game, actions) {
         : h('span.hint', {}, t('replay_after'))));
 }
 
-function leaderboardTable(board) {
+function leaderboardTable(board, actions) {
   if (!board.items.length) return h('p.hint', { 'data-testid': 'no-leaders' }, t('no_leaders'));
   return h('div.sheet-wrap', {}, h('table.score-sheet.leaderboard', { 'data-testid': 'leaderboard' },
     h('thead', {}, h('tr', {},
@@ -93,10 +95,10 @@ function leaderboardTable(board) {
       h('td', {}, num(board.offset + i + 1)),
       h('th', { scope: 'row', class: 'start' },
         board.offset + i === 0 ? h('span.crown', { 'aria-hidden': 'true' }, '♛ ') : null,
-        h('span', { dir: 'auto' }, row.name)),
+        playerLink(row.name, actions)),
       h('td', {}, num(row.games)),
-      h('td', {}, num(row.wins)),
-      h('td', {}, num(Math.round(row.average_points * 10) / 10)))))));
+      h('td', {}, decimal(row.wins, 2)),
+      h('td', {}, decimal(row.average_total, 1)))))));
 }
 
 export function renderHistory(container, ctx, actions) {
@@ -136,6 +138,6 @@ export function renderHistory(container, ctx, actions) {
         pager(games, 'games', (offset) => { view.gamesOffset = offset; load(code, rerender); })),
       h('section.panel', { 'aria-labelledby': 'board-title' },
         h('h2', { id: 'board-title' }, t('leaderboard')),
-        leaderboardTable(view.board),
+        leaderboardTable(view.board, actions),
         pager(view.board, 'board', (offset) => { view.boardOffset = offset; load(code, rerender); })))));
 }

@@ -4,6 +4,7 @@ import { h, mount } from '../dom.js';
 import { errorText, num, t } from '../i18n.js';
 import { config, seatCounts } from '../config.js';
 import { botIcon } from './widgets.js';
+import { standingsLink } from './standings-links.js';
 import { DEFAULT_OPTIONS, optionRows } from './options.js';
 
 export function renderHome(container, actions) {
@@ -125,6 +126,7 @@ export function renderHome(container, actions) {
       h('div.hero-cards', { 'aria-hidden': 'true' },
         ['3♠', 'K♥', '7♦'].map((c, i) => h('span.hero-card', { class: i === 1 ? 'red' : i === 2 ? 'red' : '' }, c))),
       h('h1', {}, t('app_title')),
-      h('p.tagline', {}, t('tagline'))),
+      h('p.tagline', {}, t('tagline')),
+      standingsLink(actions, 'a.secondary.home-standings')),
     h('div.home-grid', {}, createForm, h('div.stack', {}, joinForm, rules))));
 }

@@ -9,6 +9,7 @@ import { shareBox } from './share.js';
 import { confirmDialog } from './confirm.js';
 import { makeHostButton } from './host.js';
 import { botIcon, displayName, historyLink, nameLabel } from './widgets.js';
+import { standingsLink } from './standings-links.js';
 
 // Kept across redraws (every presence change redraws the lobby): what the host last picked or opened.
 const picked = { botLevel: config.default_bot_level, rulesOpen: null };
@@ -26,6 +27,9 @@ function seatRow(ctx, actions, seat) {
     you ? h('span.tag', {}, t('you')) : null,
     host ? h('span.tag.gold', {}, t('host')) : null,
     seat.bot ? h('span.tag', {}, t(`bot_${seat.bot_level}`)) : null,
+    seat.practice ? h('span.tag.practice', {
+      'data-testid': `practice-${seat.seat}`, role: 'img', 'aria-label': t('practice_named', { name: displayName(seat) }),
+    }, t('practice_tag')) : null,
     ready ? h('span.tag.ready', {
       'data-testid': `ready-${seat.seat}`, role: 'img', 'aria-label': t('ready_named', { name: displayName(seat) }),
     }, '✓ ', t('ready_tag')) : null,
@@ -47,6 +51,18 @@ function seatRow(ctx, actions, seat) {
         },
       }, t('remove'))
       : null);
+}
+
+/** Your own seat plays for practice (not counted in the standings) or not; fixed when the game starts. */
+function practiceSwitch(ctx, actions) {
+  const mine = ctx.room.seats.find((s) => s.seat === ctx.seat);
+  if (!mine || mine.bot || mine.program || ctx.room.status !== 'lobby') return null;
+  return h('label.practice-toggle', {},
+    h('input.switch', {
+      type: 'checkbox', role: 'switch', checked: !!mine.practice, 'data-testid': 'practice', 'data-key': 'practice',
+      onchange: (event) => actions.send({ type: 'practice', on: event.currentTarget.checked }),
+    }),
+    h('span', {}, t('practice_label')));
 }
 
 export function renderLobby(container, ctx, actions) {
@@ -111,12 +127,13 @@ export function renderLobby(container, ctx, actions) {
     h('section.panel', { 'aria-labelledby': 'lobby-title' },
       h('h2', { id: 'lobby-title' }, t('lobby_waiting')),
       seats,
+      practiceSwitch(ctx, actions),
       askPanel(ctx, actions),
       room.spectators ? h('p.hint', {}, t('spectators', { n: room.spectators })) : null,
       status,
       readyLine,
       hostControls,
-      historyLink(room.code, actions)),
+      h('div.inline', {}, historyLink(room.code, actions), standingsLink(actions))),
     shareBox(actions.shareUrl(room.code), actions.toast),
     rules));
 }

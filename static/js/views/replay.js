@@ -6,6 +6,7 @@ import { h, mount, svg } from '../dom.js';
 import { num, t } from '../i18n.js';
 import { ReplayPlayer } from '../replay.js';
 import { formatDate } from './history.js';
+import { STANDINGS_PATH } from './standings-links.js';
 import { botIcon, displayName, groupsOf, meldGroups, piles, scoreSheet, seatName, sheetBox, winnersLine } from './widgets.js';
 
 // One replay open at a time: the game shown, its data, the player, and where to draw.
@@ -181,14 +182,15 @@ function renderReplay(container, ctx, actions) {
     Object.assign(view, { gameId, data: null, error: null, player: null, roundInfo: new Map() });
     load(ctx, gameId, actions);
   }
-  const historyPath = `/r/${code}/history`;
+  // Opened by the game's id alone (from the standings, which never name a table): back to the standings.
+  const backPath = code ? `/r/${code}/history` : STANDINGS_PATH;
   const back = h('a.secondary.small', {
-    href: historyPath, 'data-testid': 'back-to-history',
-    onclick: (e) => { e.preventDefault(); view.player?.stop(); actions.navigate(historyPath); },
-  }, t('history'));
+    href: backPath, 'data-testid': code ? 'back-to-history' : 'back-to-standings',
+    onclick: (e) => { e.preventDefault(); view.player?.stop(); actions.navigate(backPath); },
+  }, t(code ? 'history' : 'standings'));
   const game = view.data?.game;
   const head = h('div.page-head', {},
-    h('h1', {}, t('replay_title', { n: game ? game.number : '' }), ' ', h('span.room-code', { dir: 'ltr' }, code)),
+    h('h1', {}, t('replay_title', { n: game ? game.number : '' }), code ? [' ', h('span.room-code', { dir: 'ltr' }, code)] : null),
     game ? h('span.hint.on-felt', {}, formatDate(game.finished_at ?? game.created_at)) : null,
     h('span.spacer'),
     back);

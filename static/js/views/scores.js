@@ -2,15 +2,22 @@
 import { h, mount } from '../dom.js';
 import { t } from '../i18n.js';
 import { pauseLeft, pausing } from '../pause.js';
+import { playerLink, standingsLink } from './standings-links.js';
 import { historyLink, meldGroups, nameLabel, scoreSheet, sheetBox, seatName as nameAmong, winnersLine } from './widgets.js';
 
 const seatName = (ctx, seat) => nameAmong(ctx.room.seats, seat);
 
-/** The live game's score sheet. */
-export function liveScoreSheet(ctx) {
+/**
+ * The live game's score sheet; a person's name opens their standings (in a new tab while the game is played,
+ * so the table stays open; in this one once it is over). Bots and programs have none.
+ */
+export function liveScoreSheet(ctx, actions) {
   const game = ctx.game;
   const players = game.players.map((p) => ctx.room.seats.find((s) => s.seat === p.seat) ?? { seat: p.seat, name: `#${p.seat + 1}` });
-  return scoreSheet({ players, scores: game.scores, totals: game.totals, rounds: game.results });
+  const newTab = game.phase !== 'game_over';
+  const nameLink = (p) => (p.bot || p.program || !p.name ? null
+    : playerLink(p.name, actions, { newTab, testid: `standings-of-${p.seat}` }));
+  return scoreSheet({ players, scores: game.scores, totals: game.totals, rounds: game.results, nameLink });
 }
 
 function roundReveal(ctx, result, heading) {
@@ -143,16 +150,17 @@ export function renderOverlay(container, ctx, actions) {
       ? h('button.primary.big', { type: 'button', 'data-testid': 'rematch', onclick: () => actions.send({ type: 'rematch' }) }, t('rematch'))
       : h('p.notice', {}, t('waiting_rematch'))
     : null;
-  const buttons = h('div.row.end', {}, over ? historyLink(ctx.room.code, actions, 'a.secondary') : null, rematch, close);
+  const buttons = h('div.row.end', {}, over ? historyLink(ctx.room.code, actions, 'a.secondary') : null,
+    over ? standingsLink(actions, 'a.secondary') : null, rematch, close);
   const scrolled = container.querySelector('dialog')?.scrollTop ?? 0;
   const dialog = showDialog(container, [
     h('h2', { id: 'dialog-title' }, title),
     paused ? pauseCountdown(ctx) : null,
     over ? h('p.winner', { 'data-testid': 'winner' }, h('span.crown', { 'aria-hidden': 'true' }, '♛ '), winnersLine((game.winners ?? []).map((s) => seatName(ctx, s)))) : null,
     // At the end the totals come first; after a round, the hands that made its scores.
-    over ? sheetBox(liveScoreSheet(ctx)) : null,
+    over ? sheetBox(liveScoreSheet(ctx, actions)) : null,
     result ? roundReveal(ctx, result, over) : null,
-    over ? null : sheetBox(liveScoreSheet(ctx)),
+    over ? null : sheetBox(liveScoreSheet(ctx, actions)),
     paused ? pauseFoot(ctx, buttons) : buttons,
   ], rematch?.tagName === 'BUTTON' ? rematch : close, actions);
   dialog.scrollTop = scrolled; // drawn again as people press Continue: keep the reader's place

@@ -117,7 +117,8 @@ export function meldGroups(groups, opts = {}) {
 
 /**
  * The score sheet: rounds down, players across, totals at the foot, the leaders (or winners) marked.
- * ``sheet``: {players: [{seat, name, bot}], scores, totals, rounds: [{wild_rank, went_out}], testid}.
+ * ``sheet``: {players: [{seat, name, bot}], scores, totals, rounds: [{wild_rank, went_out}], testid,
+ * nameLink(player) -> a link for the name over its column, or null for the plain name}.
  */
 export function scoreSheet(sheet) {
   const lead = sheet.scores.length ? lowest(sheet.totals) : new Set();
@@ -127,7 +128,7 @@ export function scoreSheet(sheet) {
       h('th', { scope: 'col' }, t('round_col')),
       sheet.players.map((p) => h('th', { scope: 'col', class: lead.has(p.seat) ? 'leader' : '' },
         lead.has(p.seat) ? h('span.crown', { 'aria-label': t('leader') }, '♛ ') : null,
-        h('span', { dir: 'auto' }, displayName(p)))))),
+        sheet.nameLink?.(p) ?? h('span', { dir: 'auto' }, displayName(p)))))),
     h('tbody', {}, sheet.scores.map((row, r) => {
       const info = sheet.rounds[r];
       return h('tr', {},
