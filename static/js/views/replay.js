@@ -189,7 +189,7 @@ function renderReplay(container, ctx, actions) {
   const game = view.data?.game;
   const head = h('div.page-head', {},
     h('h1', {}, t('replay_title', { n: game ? game.number : '' }), ' ', h('span.room-code', { dir: 'ltr' }, code)),
-    game ? h('span.hint.on-felt', {}, formatDate(game.finished_at ?? game.created_at)) : null,
+    game ? h('time.hint.on-felt', { datetime: game.finished_at ?? game.created_at, 'data-testid': 'replay-date' }, formatDate(game.finished_at ?? game.created_at)) : null,
     h('span.spacer'),
     back);
   if (view.error || !view.player) {
