@@ -663,3 +663,33 @@ def test_a_room_link_loads_only_what_its_join_form_needs_first(new_page: Any, se
     assert any("views/lobby.js" in href for href in preloads)
     # ...and they do come once the page has loaded, so a game starts without waiting for them.
     assert any(r.startswith("/static/js/views/table.js?v=") for r in requests), requests
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [("en", 390, 844), ("fa", 1280, 800)])
+def test_a_watcher_reads_the_chat_and_gets_no_send_box(
+    new_page: Any, server: str, lang: str, width: int, height: int
+) -> None:
+    """Spectators may not chat (the server answers not_seated): they get no box to type into, and a line
+    that says why, but they read what the players say."""
+    page = new_page(1280, 800)
+    start_against_a_bot(page, server)
+    watcher = new_page(width, height, lang=lang)
+    watcher.goto(page.url)
+    watcher.locator("[data-testid=watch]").click()
+    watcher.wait_for_selector("[data-testid=table]")
+    details = watcher.locator(".chat-box")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    page.fill("[data-testid=chat-input]", "salam")
+    page.press("[data-testid=chat-input]", "Enter")
+    watcher.locator("[data-testid=chat-log] li", has_text="salam").wait_for()
+    assert watcher.locator("[data-testid=chat-input]").is_hidden()
+    assert watcher.locator(".chat-form button").is_hidden()
+    note = watcher.locator("[data-testid=chat-watching]")
+    assert note.is_visible()
+    assert ("only the players" if lang == "en" else "فقط بازیکنان") in note.inner_text()
+    # The player has the box, and no such note.
+    assert page.locator("[data-testid=chat-input]").is_visible()
+    assert page.locator("[data-testid=chat-watching]").is_hidden()
+    watcher.locator(".chat-box").scroll_into_view_if_needed()
+    screenshot(watcher, f"chat-watcher-{lang}.png")
