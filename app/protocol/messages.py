@@ -248,12 +248,22 @@ def _unset(value: object) -> bool:
 Only = Field(default=None, exclude_if=_unset)
 
 
+class ChatOut(_Out):
+    type: Literal["chat"] = "chat"
+    seat: int
+    name: str
+    text: str
+    at: str
+
+
 class Welcome(_Out):
     type: Literal["welcome"] = "welcome"
     room: str
     seat: int | None
     you_are_host: bool
     requested_seat: int | None = Only  # a spectator whose token asked for this bot's seat
+    # The table's recent chat, oldest first: only in the welcome that answers a hello, when there is some.
+    chat: list[ChatOut] | None = Only
 
 
 class SeatRequested(_Out):
@@ -350,14 +360,6 @@ class ErrorMessage(_Out):
     code: str
     message: str
     id: str | None = None
-
-
-class ChatOut(_Out):
-    type: Literal["chat"] = "chat"
-    seat: int
-    name: str
-    text: str
-    at: str
 
 
 class ReactionOut(_Out):

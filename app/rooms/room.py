@@ -113,6 +113,7 @@ class Room:
         self.leases = leases  # None: this process drives the table; else only while it holds the lease
         self.driver = Driver(self, clock, leases)
         self.chat_limit = SeatLimiter(settings.chat_max_per_10s, clock, "chat lines")
+        self.chat_log = talk.ChatLog()  # the recent lines a (re)connecting page is welcomed with
         self.lobby_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "table commands")
         self.request_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "seat requests")
         self.seat_requests = SeatRequestGuard(
@@ -357,6 +358,8 @@ class Room:
                 render.send_presence(self.table, joined, self.room_info())
         elif notice.kind == "chat":
             line = peers.chat_line(notice.payload, self.table, max_length=self.settings.chat_max_length)
+            if line is not None:
+                self.chat_log.add(line)
             self._send_all(joined, None if line is None else encode(line))
         elif notice.kind == "reaction":
             reaction = peers.reaction(notice.payload, self.table)
@@ -506,7 +509,15 @@ class Room:
             raise Refusal("not_allowed", "this table has as many spectators as it takes; try again later")
         self.presence.join(conn, seat)
         host = seat is not None and seat == self.table.host_seat
-        conn.send(Welcome(room=self.code, seat=seat, you_are_host=host, requested_seat=identity.requested))
+        conn.send(
+            Welcome(
+                room=self.code,
+                seat=seat,
+                you_are_host=host,
+                requested_seat=identity.requested,
+                chat=self.chat_log.lines() or None,
+            )
+        )
         self.driver.kick()
         if not await self.presence_news():  # coalesced with others: this socket hears it at once
             conn.send_text(render.presence_text(self.table, self.room_info()))

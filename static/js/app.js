@@ -222,6 +222,10 @@ function connect(token) {
       ctx.isHost = !!msg.you_are_host;
       ctx.requestedSeat = msg.seat === null ? msg.requested_seat ?? ctx.requestedSeat : null;
       if (msg.seat !== null) ctx.asking = null;
+      if (msg.chat) { // the table's recent chat (a reload or a reconnect would otherwise show an empty log)
+        ctx.chat = msg.chat.map(({ seat, name, text }) => ({ seat, name, text }));
+        view('chat')?.renderChatLog(els.chat, ctx);
+      }
       if (ctx.pending) ctx.socket.send(ctx.pending.message); // same id: never applied twice
       // A restarted server forgot who pressed Continue: say it again.
       if (pausing(ctx) && ctx.pause.sent && ctx.seat !== null) ctx.socket.send({ type: 'continue' });

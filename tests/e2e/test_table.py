@@ -693,3 +693,40 @@ def test_a_watcher_reads_the_chat_and_gets_no_send_box(
     assert page.locator("[data-testid=chat-watching]").is_hidden()
     watcher.locator(".chat-box").scroll_into_view_if_needed()
     screenshot(watcher, f"chat-watcher-{lang}.png")
+
+
+def open_chat(page: Any) -> None:
+    details = page.locator(".chat-box")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [("en", 390, 844), ("fa", 1280, 800)])
+def test_the_chat_survives_a_reload_and_greets_a_newcomer(
+    new_page: Any, server: str, lang: str, width: int, height: int
+) -> None:
+    """The table keeps its recent chat: a reloaded page, and someone who comes to watch later, read it."""
+    page = new_page(width, height, lang=lang)
+    start_against_a_bot(page, server)
+    open_chat(page)
+    for text in ("salam", "سلام به همه"):
+        page.fill("[data-testid=chat-input]", text)
+        page.press("[data-testid=chat-input]", "Enter")
+        page.locator("[data-testid=chat-log] li", has_text=text).wait_for()
+    page.reload()
+    page.wait_for_selector("[data-testid=table]")
+    open_chat(page)
+    log = page.locator("[data-testid=chat-log] li")
+    log.nth(1).wait_for()
+    assert log.all_inner_texts() == ["Sara salam", "Sara سلام به همه"]
+    screenshot(page, f"chat-after-reload-{lang}.png")
+    watcher = new_page(390, 844, lang=lang)
+    watcher.goto(page.url)
+    watcher.locator("[data-testid=watch]").click()
+    watcher.wait_for_selector("[data-testid=table]")
+    open_chat(watcher)
+    watcher.locator("[data-testid=chat-log] li").nth(1).wait_for()
+    assert watcher.locator("[data-testid=chat-log] li").all_inner_texts() == [
+        "Sara salam",
+        "Sara سلام به همه",
+    ]

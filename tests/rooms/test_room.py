@@ -10,7 +10,7 @@ import pytest
 
 from app.engine import GameState, action_to_dict
 from app.engine.bots import choose_action
-from app.protocol import MessageRefused, Pong, parse_client_message
+from app.protocol import ChatOut, MessageRefused, Pong, parse_client_message
 from app.rooms import (
     CODE_ALPHABET,
     Connection,
@@ -23,6 +23,7 @@ from app.rooms.connection import CLOSE_TRY_AGAIN
 from app.rooms.driver import MAX_FAILURES as BOT_MAX_FAILURES
 from app.rooms.driver import RETRY_SECONDS as BOT_RETRY_SECONDS
 from app.rooms.room import PRESENCE_SECONDS
+from app.rooms.talk import ChatLog
 from app.table import TRANSITIONS, Change, RoomStatus, WrongStatus
 from tests.reads import list_actions
 
@@ -341,6 +342,33 @@ async def test_chat_is_rate_limited(manager: RoomManager, clock: ManualClock) ->
     assert codes(await host.say({"type": "chat", "text": "too many"})) == ["rate_limited"]
     await clock.advance(11)
     assert (await host.say({"type": "chat", "text": "later"}))[0]["text"] == "later"
+
+
+async def test_a_hello_is_welcomed_with_the_tables_recent_chat(
+    manager: RoomManager, clock: ManualClock
+) -> None:
+    room, host, token = await seated(manager)
+    for i in range(3):
+        await host.say({"type": "chat", "text": f"line {i}"})
+    await host.say({"type": "react", "emoji": "👍"})  # a reaction is not a chat line
+    again = FakeSocket(room)  # the same person after a reload
+    welcome = (await again.say({"type": "hello", "token": token}))[0]
+    assert welcome["type"] == "welcome"
+    assert [(line["seat"], line["name"], line["text"]) for line in welcome["chat"]] == [
+        (0, "Host", f"line {i}") for i in range(3)
+    ]
+    assert all(line["at"].endswith("Z") for line in welcome["chat"])
+    watcher = FakeSocket(room)  # a watcher reads them too
+    assert [line["text"] for line in (await watcher.say({"type": "hello"}))[0]["chat"]][-1] == "line 2"
+
+
+def test_the_kept_chat_is_bounded_by_lines_and_bytes() -> None:
+    log = ChatLog(max_lines=3, max_bytes=40)
+    for i in range(5):
+        log.add(ChatOut(seat=0, name="Sara", text=f"line {i}", at="2026-12-02T08:00:00.000Z"))
+    assert [line.text for line in log.lines()] == ["line 2", "line 3", "line 4"]
+    log.add(ChatOut(seat=1, name="Omid", text="ش" * 12, at="2026-12-02T08:00:01.000Z"))  # 28 bytes
+    assert [line.text for line in log.lines()] == ["line 4", "ش" * 12] and log.bytes_held == 38
 
 
 async def test_reactions_reach_the_table_and_count_with_the_chat(manager: RoomManager) -> None:
