@@ -289,6 +289,9 @@ class SeatInfo(_Out):
     bot_level: str | None
     connected: bool
     auto: bool = False  # a person away longer than the grace period: the server plays their turns
+    # A person away during a game, not yet played for: when (ISO 8601 UTC) the server starts playing their
+    # turns, unless they come back first (left out otherwise).
+    auto_at: str | None = Only
     program: bool = False  # a seat played by a program its player runs (not one of the server's bots)
     request: SeatRequest | None = Only  # a bot's seat somebody asked for (left out when nobody did)
 
