@@ -264,6 +264,9 @@ class Welcome(_Out):
     requested_seat: int | None = Only  # a spectator whose token asked for this bot's seat
     # The table's recent chat, oldest first: only in the welcome that answers a hello, when there is some.
     chat: list[ChatOut] | None = Only
+    # The current round's moves so far, as everyone sees them (no card of another's stock draw), oldest
+    # first: only in the welcome that answers a hello, during a round.
+    moves: list[EventView] | None = Only
 
 
 class SeatRequested(_Out):

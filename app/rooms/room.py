@@ -33,6 +33,7 @@ from app.protocol import (
     ClientMessage,
     Continue,
     DeclineSeat,
+    EventView,
     Hello,
     HintIn,
     HintOut,
@@ -66,6 +67,7 @@ from .broadcast import Broadcaster, Notice
 from .clock import Clock
 from .connection import CLOSE_POLICY, Connection
 from .driver import Driver
+from .feed import RoundMoves
 from .hello import SPECTATOR, identify
 from .lease import Leases
 from .limits import SeatLimiter, SeatRequestGuard, Throttle
@@ -114,6 +116,7 @@ class Room:
         self.driver = Driver(self, clock, leases)
         self.chat_limit = SeatLimiter(settings.chat_max_per_10s, clock, "chat lines")
         self.chat_log = talk.ChatLog()  # the recent lines a (re)connecting page is welcomed with
+        self.round_moves = RoundMoves()  # and this round's moves (seen here)
         self.lobby_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "table commands")
         self.request_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "seat requests")
         self.seat_requests = SeatRequestGuard(
@@ -190,7 +193,9 @@ class Room:
 
     def _show(self, events: render.EventsBySeat | None = None) -> None:
         """Every socket here gets the table as it now is (with its seat's face of ``events``)."""
-        render.send_states(self.table, list(self.presence.joined()), self.room_values(), events or {})
+        events = events or {}
+        self.round_moves.add(self.table, events.get(render.seat_key(None), ()))
+        render.send_states(self.table, list(self.presence.joined()), self.room_values(), events)
 
     # ----- committing -------------------------------------------------------------------------------------
 
@@ -516,6 +521,7 @@ class Room:
                 you_are_host=host,
                 requested_seat=identity.requested,
                 chat=self.chat_log.lines() or None,
+                moves=[EventView.model_validate(e) for e in self.round_moves.moves(self.table)] or None,
             )
         )
         self.driver.kick()

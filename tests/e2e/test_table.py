@@ -730,3 +730,51 @@ def test_the_chat_survives_a_reload_and_greets_a_newcomer(
         "Sara salam",
         "Sara سلام به همه",
     ]
+
+
+def feed_count(page: Any) -> int:
+    return int(page.evaluate("document.querySelectorAll('[data-testid=round-feed] li').length"))
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [("fa", 390, 844), ("en", 1280, 800)])
+def test_after_reconnecting_the_move_feed_shows_what_happened_meanwhile(
+    new_page: Any, server: str, lang: str, width: int, height: int
+) -> None:
+    """A watcher whose connection drops while a move is made sees that move in the round's feed once back,
+    as does one who only now opens the table: the welcome brings the round's moves so far."""
+    page = new_page(1280, 800)
+    start_against_a_bot(page, server)
+    # Play on (past a round's end if one comes) until this round has three moves and it is my turn to draw.
+    for _ in range(20):
+        page.wait_for_selector(
+            "[data-testid=table][data-my-turn='1'][data-phase='draw'], [data-testid=score-sheet]"
+        )
+        if page.locator("[data-testid=score-sheet]").count():
+            page.click("[data-testid=continue]")
+        elif feed_count(page) >= 3:
+            break
+        else:
+            take_turn(page)
+            take_turn(page)
+    before = feed_count(page)
+    assert before >= 3
+    watcher = new_page(width, height, lang=lang)
+    watcher.goto(page.url)
+    watcher.locator("[data-testid=watch]").click()
+    watcher.wait_for_selector("[data-testid=table]")
+    assert feed_count(watcher) == before, "a newcomer is told the round's moves so far"
+
+    watcher.context.set_offline(True)
+    watcher.locator("[data-testid=conn]").wait_for()
+    take_turn(page)  # a draw, made while the watcher is away
+    assert feed_count(page) == before + 1
+    watcher.context.set_offline(False)
+    watcher.locator("[data-testid=conn]").wait_for(state="detached")
+    watcher.wait_for_function(
+        "n => document.querySelectorAll('[data-testid=round-feed] li').length === n", arg=before + 1
+    )
+    watcher.locator("[data-testid=round-feed] summary").click()
+    last = watcher.locator("[data-testid=round-feed] li").last.inner_text()
+    assert ("Sara drew from the stock" if lang == "en" else "Sara از دسته برداشت") in last
+    watcher.locator("[data-testid=round-feed]").scroll_into_view_if_needed()
+    screenshot(watcher, f"feed-after-reconnect-{lang}.png")
