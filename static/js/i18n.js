@@ -98,6 +98,7 @@ const en = {
   table_full_choice: 'This table has no open seat, but you can watch the game.',
   page_not_found: 'There is no page at this address.',
   rules_in_play: 'House rules of this game',
+  rules_in_play_locked: 'Fixed while this game lasts: the host can change them (hints too) in the lobby before the next game.',
   game_started: 'The game has started: you can watch it.',
   options_locked: 'Only the host changes the house rules.',
 
@@ -413,6 +414,7 @@ const fa = {
   table_full_choice: 'این میز جای خالی ندارد، ولی می‌توانید بازی را تماشا کنید.',
   page_not_found: 'در این نشانی صفحه‌ای نیست.',
   rules_in_play: 'قوانین خانگی این بازی',
+  rules_in_play_locked: 'تا پایان این بازی ثابت است: میزبان می‌تواند پیش از بازی بعد، در لابی آن‌ها را (راهنمایی هم) تغییر دهد.',
   game_started: 'بازی شروع شده است: می‌توانید تماشا کنید.',
   options_locked: 'فقط میزبان قوانین را تغییر می‌دهد.',
 

@@ -778,3 +778,24 @@ def test_after_reconnecting_the_move_feed_shows_what_happened_meanwhile(
     assert ("Sara drew from the stock" if lang == "en" else "Sara از دسته برداشت") in last
     watcher.locator("[data-testid=round-feed]").scroll_into_view_if_needed()
     screenshot(watcher, f"feed-after-reconnect-{lang}.png")
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [("en", 390, 844), ("fa", 1280, 800)])
+def test_the_rules_in_play_say_when_they_can_be_changed(
+    new_page: Any, server: str, lang: str, width: int, height: int
+) -> None:
+    """Mid-game the house rules (hints among them) are greyed out: the box says why, and when they can be
+    changed, and each control is described by that."""
+    page = new_page(width, height, lang=lang)
+    start_against_a_bot(page, server)
+    page.click("[data-testid=rules-in-play] summary")
+    note = page.locator("[data-testid=rules-locked]")
+    assert note.is_visible()
+    assert (
+        "in the lobby before the next game" if lang == "en" else "پیش از بازی بعد، در لابی"
+    ) in note.inner_text()
+    hints = page.locator("[data-testid=rules-in-play] #opt-hints")
+    assert hints.is_disabled()
+    assert "rules-locked" in (hints.get_attribute("aria-describedby") or "").split()
+    note.scroll_into_view_if_needed()
+    screenshot(page, f"rules-locked-{lang}.png")

@@ -377,7 +377,8 @@ function renderTable(container, ctx, actions, timer, parts) {
   // The house rules in force, read-only, folded away under the table.
   parts.rules.update(key(game.options), () => h('details.rules-box.rules-in-play', { 'data-testid': 'rules-in-play' },
     h('summary', {}, t('rules_in_play')),
-    optionRows(game.options ?? {}, () => {}, true)));
+    h('p.hint', { id: 'rules-locked', 'data-testid': 'rules-locked' }, t('rules_in_play_locked')),
+    optionRows(game.options ?? {}, () => {}, true, 'rules-locked')));
   parts.spectators.update(key(ctx.seat === null && room.spectators), () => (ctx.seat === null && room.spectators
     ? h('p.hint', {}, t('spectators', { n: room.spectators })) : null));
 }
