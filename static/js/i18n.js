@@ -90,7 +90,7 @@ const en = {
   ready_tag: 'ready',
   ready_named: '{name} is ready',
   you_are_ready: "You're in. Waiting for the host to start…",
-  ready_count: '{n} of {m} players ready',
+  ready_count: 'Players ready: {n} of {m}',
   watching: 'You are watching this table.',
   spectators: '{n} watching',
   join_this: 'Join this table',
@@ -181,6 +181,7 @@ const en = {
   card_count: '{n} cards',
   card_count_one: '1 card',
   points: '{n} pts',
+  points_one: '1 pt',
   dealer: 'Dealer',
   dealer_short: 'D',
   turn_now: 'to play',
@@ -323,7 +324,7 @@ const fa = {
   lang_other: 'English',
   lang_other_label: 'تغییر زبان به انگلیسی',
   conn_connecting: 'در حال اتصال…',
-  conn_reconnecting: 'در حال اتصال دوباره…',
+  conn_reconnecting: 'اتصال دوباره…',
   conn_online: 'متصل',
   offline_move: 'شما آفلاین هستید: این حرکت فرستاده نشد. پس از اتصال دوباره بازی کنید.',
   offline_wait: 'آفلاین: در انتظار برگشتن اتصال…',
@@ -406,7 +407,7 @@ const fa = {
   ready_tag: 'آماده',
   ready_named: '{name} آماده است',
   you_are_ready: 'شما آماده‌اید. در انتظار شروع بازی توسط میزبان…',
-  ready_count: '{n} از {m} بازیکن آماده‌اند',
+  ready_count: 'بازیکنان آماده: {n} از {m}',
   watching: 'شما این میز را تماشا می‌کنید.',
   spectators: '{n} تماشاگر',
   join_this: 'پیوستن به این میز',
@@ -497,6 +498,7 @@ const fa = {
   card_count: '{n} کارت',
   card_count_one: '۱ کارت',
   points: '{n} امتیاز',
+  points_one: '۱ امتیاز',
   dealer: 'پخش‌کننده',
   dealer_short: 'پ',
   turn_now: 'در نوبت',
@@ -696,13 +698,17 @@ export function cardCount(n) {
 /** A number in the current language's digits. */
 export function num(value) {
   const text = String(value);
-  return current === 'fa' ? text.replace(/[0-9]/g, (d) => PERSIAN_DIGITS[d]) : text;
+  if (current !== 'fa') return text;
+  // A number's decimal point is the Persian separator (٫): '63.5' reads ۶۳٫۵.
+  const digits = text.replace(/[0-9]/g, (d) => PERSIAN_DIGITS[d]);
+  return typeof value === 'number' ? digits.replace('.', '٫') : digits;
 }
 
-/** The string ``key`` with {placeholders} filled (numbers in local digits). */
+/** The string ``key`` with {placeholders} filled (numbers in local digits); for ``n`` = 1, ``key_one``
+ * when the language has one ('1 pt', not '1 pts'). */
 export function t(key, params = {}) {
   const dict = DICTIONARIES[current];
-  let text = dict[key] ?? en[key] ?? key;
+  let text = (params.n === 1 ? dict[`${key}_one`] : undefined) ?? dict[key] ?? en[key] ?? key;
   for (const [name, value] of Object.entries(params)) {
     text = text.replaceAll(`{${name}}`, typeof value === 'number' ? num(value) : String(value));
   }

@@ -3,7 +3,7 @@
 import * as api from '../api.js';
 import { h, mount } from '../dom.js';
 import { lang, num, t } from '../i18n.js';
-import { botIcon } from './widgets.js';
+import { botIcon, displayName } from './widgets.js';
 
 export const PAGE_SIZE = 10;
 
@@ -67,7 +67,7 @@ function gameRow(game, actions) {
     h('ul.game-players', {}, game.players.map((p) => h('li', { class: winners.has(p.seat) ? 'won' : '' },
       winners.has(p.seat) ? h('span.crown', { role: 'img', 'aria-label': t('winner') }, '♛') : null,
       p.bot ? botIcon() : null,
-      h('span.name', { dir: 'auto' }, p.name),
+      h('span.name', { dir: 'auto' }, displayName(p)),
       h('span.game-total', {}, t('points', { n: game.totals[p.seat] ?? 0 }))))),
     h('div.game-foot', {},
       h('span.hint', {}, t('rounds_played', { n: game.rounds_played })),
@@ -93,7 +93,7 @@ function leaderboardTable(board) {
       h('td', {}, num(board.offset + i + 1)),
       h('th', { scope: 'row', class: 'start' },
         board.offset + i === 0 ? h('span.crown', { 'aria-hidden': 'true' }, '♛ ') : null,
-        h('span', { dir: 'auto' }, row.name)),
+        h('span', { dir: 'auto' }, displayName({ name: row.name, bot: true }))), // only a bot's is 'Bot N'
       h('td', {}, num(row.games)),
       h('td', {}, num(row.wins)),
       h('td', {}, num(Math.round(row.average_points * 10) / 10)))))));
