@@ -4,6 +4,7 @@ group's label."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -136,3 +137,26 @@ def test_a_lifted_hint_card_stays_below_its_groups_label(new_page: Any, server: 
         )
         assert gap >= 0, f"the lifted card covers its group's label by {-gap} px ({lang})"
         screenshot(page, f"hint-lifted-{lang}.png")
+
+
+def test_a_close_the_server_never_sends_is_only_a_drop(new_page: Any, server: str) -> None:
+    """Only 4404 (no such room) ends the client's attempts; any other close, e.g. 4403 (which the server
+    never sends), is a dropped connection: it reconnects and plays on."""
+    page = new_page(390, 844)
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        upstream = ws.connect_to_server()
+        ws.on_message(upstream.send)
+        upstream.on_message(ws.send)
+        sockets.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws/"), route)
+    start_against_a_bot(page, server)
+    assert len(sockets) == 1
+    sockets[0].close(code=4403, reason="forbidden")
+    page.wait_for_timeout(3000)  # the first retry comes within a second
+    assert len(sockets) == 2, "the page connected again"
+    assert page.locator("[data-testid=table]").is_visible()
+    page.locator("[data-testid=conn]").wait_for(state="detached")
+    assert "No table with that code" not in page.inner_text("#main")
