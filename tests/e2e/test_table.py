@@ -691,7 +691,7 @@ def test_a_watcher_reads_the_chat_and_gets_no_send_box(
     # The player has the box, and no such note.
     assert page.locator("[data-testid=chat-input]").is_visible()
     assert page.locator("[data-testid=chat-watching]").is_hidden()
-    watcher.locator(".chat-box").scroll_into_view_if_needed()
+    watcher.evaluate("document.querySelector('.chat-box').scrollIntoView()")
     screenshot(watcher, f"chat-watcher-{lang}.png")
 
 
@@ -776,7 +776,7 @@ def test_after_reconnecting_the_move_feed_shows_what_happened_meanwhile(
     watcher.locator("[data-testid=round-feed] summary").click()
     last = watcher.locator("[data-testid=round-feed] li").last.inner_text()
     assert ("Sara drew from the stock" if lang == "en" else "Sara از دسته برداشت") in last
-    watcher.locator("[data-testid=round-feed]").scroll_into_view_if_needed()
+    watcher.evaluate("document.querySelector('[data-testid=round-feed]').scrollIntoView()")  # drawn anew
     screenshot(watcher, f"feed-after-reconnect-{lang}.png")
 
 
