@@ -257,12 +257,25 @@ def _unset(value: object) -> bool:
 Only = Field(default=None, exclude_if=_unset)
 
 
+class ChatOut(_Out):
+    type: Literal["chat"] = "chat"
+    seat: int
+    name: str
+    text: str
+    at: str
+
+
 class Welcome(_Out):
     type: Literal["welcome"] = "welcome"
     room: str
     seat: int | None
     you_are_host: bool
     requested_seat: int | None = Only  # a spectator whose token asked for this bot's seat
+    # The table's recent chat, oldest first: only in the welcome that answers a hello, when there is some.
+    chat: list[ChatOut] | None = Only
+    # The current round's moves so far, as everyone sees them (no card of another's stock draw), oldest
+    # first: only in the welcome that answers a hello, during a round.
+    moves: list[EventView] | None = Only
 
 
 class SeatRequested(_Out):
@@ -288,6 +301,9 @@ class SeatInfo(_Out):
     bot_level: str | None
     connected: bool
     auto: bool = False  # a person away longer than the grace period: the server plays their turns
+    # A person away during a game, not yet played for: when (ISO 8601 UTC) the server starts playing their
+    # turns, unless they come back first (left out otherwise).
+    auto_at: str | None = Only
     program: bool = False  # a seat played by a program its player runs (not one of the server's bots)
     practice: bool = False  # played for practice: this seat's games are left out of the standings
     request: SeatRequest | None = Only  # a bot's seat somebody asked for (left out when nobody did)
@@ -360,14 +376,6 @@ class ErrorMessage(_Out):
     code: str
     message: str
     id: str | None = None
-
-
-class ChatOut(_Out):
-    type: Literal["chat"] = "chat"
-    seat: int
-    name: str
-    text: str
-    at: str
 
 
 class ReactionOut(_Out):

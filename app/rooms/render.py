@@ -24,7 +24,7 @@ from app.protocol import (
 )
 from app.table import RoomStatus, Table
 from app.table.pause import pausing, ready_seats
-from app.table.schedule import Timing, auto_seats, turn_deadline
+from app.table.schedule import Timing, auto_from, turn_deadline
 
 from .connection import Connection
 from .presence import Presence
@@ -52,7 +52,7 @@ def room_values(table: Table, presence: Presence, now: datetime, timing: Timing)
     with orjson, without the model (``tests/rooms/test_render.py`` holds the text equal to the validated
     model's)."""
     connected = presence.connected_seats()
-    auto = auto_seats(table, presence.away(table), now, timing)
+    auto_at = auto_from(table, presence.away(table), timing)
     deadline = turn_deadline(table, timing)
     pause = pausing(table, timing.round_break, now)
     seats: list[dict[str, object]] = []
@@ -63,10 +63,12 @@ def room_values(table: Table, presence: Presence, now: datetime, timing: Timing)
             "bot": s.is_bot,
             "bot_level": s.bot_level,
             "connected": s.is_bot or s.index in connected,
-            "auto": s.index in auto,
-            "program": s.is_program,
-            "practice": s.practice,
+            "auto": s.index in auto_at and auto_at[s.index] <= now,
         }
+        if s.index in auto_at and auto_at[s.index] > now:  # away: played for from then on
+            seat["auto_at"] = iso(auto_at[s.index])
+        seat["program"] = s.is_program
+        seat["practice"] = s.practice
         if s.claim is not None:
             seat["request"] = {"name": s.claim.name, "approved": s.claim.approved}
         seats.append(seat)

@@ -33,6 +33,7 @@ from app.protocol import (
     ClientMessage,
     Continue,
     DeclineSeat,
+    EventView,
     Hello,
     HintIn,
     HintOut,
@@ -67,6 +68,7 @@ from .broadcast import Broadcaster, Notice
 from .clock import Clock
 from .connection import CLOSE_POLICY, Connection
 from .driver import Driver
+from .feed import RoundMoves
 from .hello import SPECTATOR, identify
 from .lease import Leases
 from .limits import SeatLimiter, SeatRequestGuard, Throttle
@@ -114,6 +116,8 @@ class Room:
         self.leases = leases  # None: this process drives the table; else only while it holds the lease
         self.driver = Driver(self, clock, leases)
         self.chat_limit = SeatLimiter(settings.chat_max_per_10s, clock, "chat lines")
+        self.chat_log = talk.ChatLog()  # the recent lines a (re)connecting page is welcomed with
+        self.round_moves = RoundMoves()  # and this round's moves (seen here)
         self.lobby_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "table commands")
         self.request_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "seat requests")
         self.seat_requests = SeatRequestGuard(
@@ -190,7 +194,9 @@ class Room:
 
     def _show(self, events: render.EventsBySeat | None = None) -> None:
         """Every socket here gets the table as it now is (with its seat's face of ``events``)."""
-        render.send_states(self.table, list(self.presence.joined()), self.room_values(), events or {})
+        events = events or {}
+        self.round_moves.add(self.table, events.get(render.seat_key(None), ()))
+        render.send_states(self.table, list(self.presence.joined()), self.room_values(), events)
 
     # ----- committing -------------------------------------------------------------------------------------
 
@@ -358,6 +364,8 @@ class Room:
                 render.send_presence(self.table, joined, self.room_info())
         elif notice.kind == "chat":
             line = peers.chat_line(notice.payload, self.table, max_length=self.settings.chat_max_length)
+            if line is not None:
+                self.chat_log.add(line)
             self._send_all(joined, None if line is None else encode(line))
         elif notice.kind == "reaction":
             reaction = peers.reaction(notice.payload, self.table)
@@ -509,7 +517,16 @@ class Room:
             raise Refusal("not_allowed", "this table has as many spectators as it takes; try again later")
         self.presence.join(conn, seat)
         host = seat is not None and seat == self.table.host_seat
-        conn.send(Welcome(room=self.code, seat=seat, you_are_host=host, requested_seat=identity.requested))
+        conn.send(
+            Welcome(
+                room=self.code,
+                seat=seat,
+                you_are_host=host,
+                requested_seat=identity.requested,
+                chat=self.chat_log.lines() or None,
+                moves=[EventView.model_validate(e) for e in self.round_moves.moves(self.table)] or None,
+            )
+        )
         self.driver.kick()
         if not await self.presence_news():  # coalesced with others: this socket hears it at once
             conn.send_text(render.presence_text(self.table, self.room_info()))

@@ -3,6 +3,7 @@ the room sends them)."""
 
 from __future__ import annotations
 
+from collections import deque
 from datetime import datetime
 
 from app.engine.hints import hint as best_discard
@@ -18,6 +19,32 @@ def chat_line(table: Table, seat: int | None, message: ChatIn, *, now: datetime,
         raise Refusal("not_seated", "only players at the table can chat")
     text = clean_text(message.text, max_length=max_length, what="chat line")
     return ChatOut(seat=seat, name=table.seats[seat].name, text=text, at=iso(now))
+
+
+# What a table keeps of its chat, in memory, for a page that (re)connects: the last lines, at most this many
+# and this many bytes of names and text (a restarted process starts with none).
+CHAT_KEPT_LINES = 50
+CHAT_KEPT_BYTES = 16_384
+
+
+class ChatLog:
+    """The table's recent chat lines, oldest first, bounded by count and by bytes."""
+
+    def __init__(self, max_lines: int = CHAT_KEPT_LINES, max_bytes: int = CHAT_KEPT_BYTES) -> None:
+        self.max_lines, self.max_bytes = max_lines, max_bytes
+        self._lines: deque[tuple[ChatOut, int]] = deque()
+        self.bytes_held = 0
+
+    def add(self, line: ChatOut) -> None:
+        size = len(line.name.encode()) + len(line.text.encode())
+        self._lines.append((line, size))
+        self.bytes_held += size
+        while len(self._lines) > self.max_lines or self.bytes_held > self.max_bytes:
+            _, dropped = self._lines.popleft()
+            self.bytes_held -= dropped
+
+    def lines(self) -> list[ChatOut]:
+        return [line for line, _ in self._lines]
 
 
 def reaction(seat: int | None, message: ReactIn) -> ReactionOut:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, assert_never
 
 from sqlalchemy import select
@@ -124,7 +124,7 @@ async def tail(
                 .order_by(ACTIONS.c.seq)
             )
             moves = [
-                LoggedMove(seq, seat, action, client_id, version, _utc(created_at))
+                LoggedMove(seq, seat, action, client_id, version, created_at)
                 for seq, seat, action, client_id, version, created_at in rows
             ]
         return Tail(room.version, room.current_game_id, tuple(moves))
@@ -167,13 +167,13 @@ async def load_table(
             )
         ).all()
         seats = tuple(_seat(s) for s in seat_rows)
-        started = last_move = _utc(room.created_at)
+        started = last_move = room.created_at
         game: GameRow | None = None
         acks: dict[str, AckRecord] = {}
         if room.current_game_id is not None:
             game = await session.get(GameRow, room.current_game_id)
         if game is not None:
-            started = last_move = _utc(game.created_at)
+            started = last_move = game.created_at
             log = await session.execute(
                 select(ACTIONS.c.client_id, ACTIONS.c.seat, ACTIONS.c.version, ACTIONS.c.created_at)
                 .add_columns(ACTIONS.c.action, ACTIONS.c.seq)
@@ -182,7 +182,7 @@ async def load_table(
             )
             moves: list[tuple[int, int, dict[str, Any]]] = []
             for client_id, seat, version, created_at, action, seq in log:
-                last_move = _utc(created_at)
+                last_move = created_at
                 if action.get("type") != "draw":  # a discard hands the turn on
                     started = last_move
                 if client_id:
@@ -216,11 +216,6 @@ def replay_round(snapshot: dict[str, Any], log: Iterable[tuple[int, int, dict[st
         if seq > state.moves:
             state, _ = apply(state, seat, action_from_dict(action))
     return state
-
-
-def _utc(when: datetime) -> datetime:
-    """SQLite hands back naive datetimes; everything stored is UTC."""
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _seat(row: SeatRow) -> Seat:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -20,7 +20,9 @@ from sqlalchemy import (
     false,
     text,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
 
 # Explicit constraint names keep migrations identical on SQLite and PostgreSQL.
 NAMING = {
@@ -30,6 +32,20 @@ NAMING = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A moment, always read back as an aware UTC datetime: SQLite keeps no offset and hands back naive
+    values; everything stored is UTC, so every time the store returns (and the API and sockets send) says
+    so."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 class Base(DeclarativeBase):
@@ -43,7 +59,7 @@ class RoomRow(Base):
     __tablename__ = "rooms"
 
     code: Mapped[str] = mapped_column(String(16), primary_key=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     status: Mapped[str] = mapped_column(String(16))  # lobby | playing | finished
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     seat_count: Mapped[int] = mapped_column(Integer)
@@ -69,7 +85,7 @@ class SeatRow(Base):
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
     bot_level: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # A program someone runs with the protocol (not the server's bot): shown as one at the table.
     is_program: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # A bot's seat: the (hashed) token of the person it was handed from, who may take it back unasked.
@@ -101,8 +117,8 @@ class GameRow(Base):
     status: Mapped[str] = mapped_column(String(16))  # playing | finished
     version: Mapped[int] = mapped_column(Integer)  # the room version this snapshot belongs to
     state: Mapped[dict[str, Any]] = mapped_column(JSON)  # GameState.to_dict(): secret, never sent out
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class ActionRow(Base):
@@ -121,7 +137,7 @@ class ActionRow(Base):
     action: Mapped[dict[str, Any]] = mapped_column(JSON)
     client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)  # null for bots
     version: Mapped[int] = mapped_column(Integer)  # the room version this action produced
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class RoundScoreRow(Base):
@@ -181,7 +197,7 @@ class GamePlayerRow(Base):
     place: Mapped[int | None] = mapped_column(Integer, nullable=True)  # 1 + seats with a lower total
     rounds_out_first: Mapped[int | None] = mapped_column(Integer, nullable=True)
     perfect: Mapped[bool | None] = mapped_column(Boolean, nullable=True)  # out first in every round
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class PlayerStandingRow(Base):
@@ -209,5 +225,5 @@ class PlayerStandingRow(Base):
     worst_game_id: Mapped[int] = mapped_column(Integer)
     rounds_out_first: Mapped[int] = mapped_column(Integer)
     perfect_games: Mapped[int] = mapped_column(Integer)
-    first_played: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    last_played: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    first_played: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_played: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -144,7 +144,8 @@ class Change:
 
     @property
     def seats_taken(self) -> tuple[int, ...]:
-        """The seats this change gave to a person (added, taken over, or handed over at a new round)."""
+        """The seats this change gave to a person (added, a bot's seat passed to an approved request, or one
+        handed over at a new round)."""
         write = self.write
         if isinstance(write, AddSeat):
             return (write.seat.index,)

@@ -83,9 +83,14 @@ def absent(table: Table, away: Mapping[int, datetime]) -> dict[int, datetime]:
     return {s.index: away[s.index] for s in table.seats if not s.is_bot and s.index in away}
 
 
+def auto_from(table: Table, away: Mapping[int, datetime], timing: Timing) -> dict[int, datetime]:
+    """When the server starts playing each away person's seat: the end of their grace period."""
+    return {seat: since + timing.grace for seat, since in absent(table, away).items()}
+
+
 def auto_seats(table: Table, away: Mapping[int, datetime], now: datetime, timing: Timing) -> frozenset[int]:
     """People's seats away longer than the grace period: the server plays their turns."""
-    return frozenset(seat for seat, since in absent(table, away).items() if since + timing.grace <= now)
+    return frozenset(seat for seat, at in auto_from(table, away, timing).items() if at <= now)
 
 
 def move_due(table: Table, away: Mapping[int, datetime], timing: Timing) -> datetime | None:

@@ -24,16 +24,18 @@ async function request(method, path, body) {
     data = await response.json();
   } catch { /* empty or not JSON */ }
   if (!response.ok) {
-    const detail = data && (data.detail ?? data.error ?? data);
-    const code = (detail && detail.code) || (response.status === 404 ? 'not_found' : 'http');
-    const message = typeof detail === 'string' ? detail : (detail && detail.message) || (Array.isArray(detail) ? detail.map((d) => d.msg).join('; ') : '');
+    // Every refusal of the server is {code, message} (app/api/errors.py); anything else (a proxy's page) has
+    // only its status.
+    const code = (typeof data?.code === 'string' && data.code) || (response.status === 404 ? 'not_found' : 'http');
+    const message = typeof data?.message === 'string' ? data.message : '';
     throw new ApiError(response.status, code, message);
   }
   return data;
 }
 
 export const createRoom = (body) => request('POST', '/api/rooms', body);
-// With ``seat``: take over that bot's seat (in the lobby or between rounds).
+// With ``seat``: ask for that bot's seat (a request: the host approves it, and the seat passes at the next
+// moment the rules allow; the answer's token finds the request).
 export const joinRoom = (code, name, seat = null) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, seat === null ? { name } : { name, seat });
 export const getRoom = (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`);
 

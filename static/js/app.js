@@ -232,12 +232,28 @@ function connect(token) {
       ctx.isHost = !!msg.you_are_host;
       ctx.requestedSeat = msg.seat === null ? msg.requested_seat ?? ctx.requestedSeat : null;
       if (msg.seat !== null) ctx.asking = null;
+      if (msg.chat) { // the table's recent chat (a reload or a reconnect would otherwise show an empty log)
+        ctx.chat = msg.chat.map(({ seat, name, text }) => ({ seat, name, text }));
+        view('chat')?.renderChatLog(els.chat, ctx);
+      }
+      if (msg.moves) { // this round's moves so far: what happened while this page was away
+        ctx.roundFeed = msg.moves.slice(-300);
+        ctx.feed = msg.moves.slice(-2);
+        ctx.feedKey = 'welcome'; // they are of the round the next state shows
+      }
       if (ctx.pending) ctx.socket.send(ctx.pending.message); // same id: never applied twice
       // A restarted server forgot who pressed Continue: say it again.
       if (pausing(ctx) && ctx.pause.sent && ctx.seat !== null) ctx.socket.send({ type: 'continue' });
     },
     onState(msg) {
       const moves = (msg.events ?? []).filter((e) => FEED_KINDS.has(e.kind));
+      // Another game or round than the moves held (back after a round ended unseen): they are not its moves.
+      const feedKey = msg.game ? `${msg.room.game_id}:${msg.game.round}` : null;
+      if (ctx.feedKey !== feedKey && ctx.feedKey !== 'welcome') {
+        ctx.roundFeed = [];
+        ctx.feed = [];
+      }
+      ctx.feedKey = feedKey;
       for (const event of msg.events ?? []) { // this round's moves (those seen since the page opened)
         if (event.kind === 'round_start') { // a new deal: the last round's moves are not this one's
           ctx.roundFeed = [];

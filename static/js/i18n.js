@@ -91,7 +91,7 @@ const en = {
   ready_tag: 'ready',
   ready_named: '{name} is ready',
   you_are_ready: "You're in. Waiting for the host to start…",
-  ready_count: '{n} of {m} players ready',
+  ready_count: 'Players ready: {n} of {m}',
   watching: 'You are watching this table.',
   spectators: '{n} watching',
   join_this: 'Join this table',
@@ -99,6 +99,7 @@ const en = {
   table_full_choice: 'This table has no open seat, but you can watch the game.',
   page_not_found: 'There is no page at this address.',
   rules_in_play: 'House rules of this game',
+  rules_in_play_locked: 'Fixed while this game lasts: the host can change them (hints too) in the lobby before the next game.',
   game_started: 'The game has started: you can watch it.',
   options_locked: 'Only the host changes the house rules.',
 
@@ -116,9 +117,12 @@ const en = {
   your_turn_discard: 'Discard a card.',
   your_turn_discard_go: 'Tap the marked card to go out, or discard another.',
   waiting_for: '{name} is playing…',
+  waiting_for_away: 'Waiting for {name}, who is offline…',
   seconds_left: '{n} s',
   auto_seat: 'auto',
   auto_seat_title: 'Away: the server plays this seat until they come back',
+  away_countdown: '{name} is offline — the table plays for them in {n} s',
+  away_auto: '{name} is offline — the table plays for them until they come back',
   hand_to_bot: 'Let a bot play',
   hand_to_bot_named: 'Let a bot play for {name}',
   hand_to_bot_title: 'Let a bot play for {name}?',
@@ -174,9 +178,11 @@ const en = {
   chat: 'Chat',
   send: 'Send',
   chat_placeholder: 'Say something…',
+  chat_watching: 'You are watching: only the players at the table can write here.',
   card_count: '{n} cards',
   card_count_one: '1 card',
   points: '{n} pts',
+  points_one: '1 pt',
   dealer: 'Dealer',
   dealer_short: 'D',
   turn_now: 'to play',
@@ -319,7 +325,7 @@ const fa = {
   lang_other: 'English',
   lang_other_label: 'تغییر زبان به انگلیسی',
   conn_connecting: 'در حال اتصال…',
-  conn_reconnecting: 'در حال اتصال دوباره…',
+  conn_reconnecting: 'اتصال دوباره…',
   conn_online: 'متصل',
   offline_move: 'شما آفلاین هستید: این حرکت فرستاده نشد. پس از اتصال دوباره بازی کنید.',
   offline_wait: 'آفلاین: در انتظار برگشتن اتصال…',
@@ -402,7 +408,7 @@ const fa = {
   ready_tag: 'آماده',
   ready_named: '{name} آماده است',
   you_are_ready: 'شما آماده‌اید. در انتظار شروع بازی توسط میزبان…',
-  ready_count: '{n} از {m} بازیکن آماده‌اند',
+  ready_count: 'بازیکنان آماده: {n} از {m}',
   watching: 'شما این میز را تماشا می‌کنید.',
   spectators: '{n} تماشاگر',
   join_this: 'پیوستن به این میز',
@@ -410,6 +416,7 @@ const fa = {
   table_full_choice: 'این میز جای خالی ندارد، ولی می‌توانید بازی را تماشا کنید.',
   page_not_found: 'در این نشانی صفحه‌ای نیست.',
   rules_in_play: 'قوانین خانگی این بازی',
+  rules_in_play_locked: 'تا پایان این بازی ثابت است: میزبان می‌تواند پیش از بازی بعد، در لابی آن‌ها را (راهنمایی هم) تغییر دهد.',
   game_started: 'بازی شروع شده است: می‌توانید تماشا کنید.',
   options_locked: 'فقط میزبان قوانین را تغییر می‌دهد.',
 
@@ -427,9 +434,12 @@ const fa = {
   your_turn_discard: 'یک کارت دور بیندازید.',
   your_turn_discard_go: 'برای بیرون رفتن کارت نشان‌دار را بزنید، یا کارت دیگری دور بیندازید.',
   waiting_for: '{name} بازی می‌کند…',
+  waiting_for_away: 'در انتظار {name} که آفلاین است…',
   seconds_left: '{n} ثانیه',
   auto_seat: 'خودکار',
   auto_seat_title: 'غایب: تا برگشتن، سرور به جای این بازیکن بازی می‌کند',
+  away_countdown: '{name} آفلاین است — میز تا {n} ثانیه دیگر به جای او بازی می‌کند',
+  away_auto: '{name} آفلاین است — میز تا برگشتنش به جای او بازی می‌کند',
   hand_to_bot: 'سپردن به رایانه',
   hand_to_bot_named: '{name}: سپردن به رایانه',
   hand_to_bot_title: 'رایانه به جای {name} بازی کند؟',
@@ -485,9 +495,11 @@ const fa = {
   chat: 'گفتگو',
   send: 'بفرست',
   chat_placeholder: 'چیزی بنویسید…',
+  chat_watching: 'شما تماشاگرید: فقط بازیکنان سر میز می‌توانند اینجا بنویسند.',
   card_count: '{n} کارت',
   card_count_one: '۱ کارت',
   points: '{n} امتیاز',
+  points_one: '۱ امتیاز',
   dealer: 'پخش‌کننده',
   dealer_short: 'پ',
   turn_now: 'در نوبت',
@@ -688,13 +700,17 @@ export function cardCount(n) {
 /** A number in the current language's digits. */
 export function num(value) {
   const text = String(value);
-  return current === 'fa' ? text.replace(/[0-9]/g, (d) => PERSIAN_DIGITS[d]) : text;
+  if (current !== 'fa') return text;
+  // A number's decimal point is the Persian separator (٫): '63.5' reads ۶۳٫۵.
+  const digits = text.replace(/[0-9]/g, (d) => PERSIAN_DIGITS[d]);
+  return typeof value === 'number' ? digits.replace('.', '٫') : digits;
 }
 
-/** The string ``key`` with {placeholders} filled (numbers in local digits). */
+/** The string ``key`` with {placeholders} filled (numbers in local digits); for ``n`` = 1, ``key_one``
+ * when the language has one ('1 pt', not '1 pts'). */
 export function t(key, params = {}) {
   const dict = DICTIONARIES[current];
-  let text = dict[key] ?? en[key] ?? key;
+  let text = (params.n === 1 ? dict[`${key}_one`] : undefined) ?? dict[key] ?? en[key] ?? key;
   for (const [name, value] of Object.entries(params)) {
     text = text.replaceAll(`{${name}}`, typeof value === 'number' ? num(value) : String(value));
   }

@@ -63,7 +63,7 @@ export class RoomSocket {
       this.ws = null;
       if (this.closed) return;
       this.handlers.onStatus?.('reconnecting');
-      if (event.code === 4404 || event.code === 4403) {
+      if (event.code === 4404) { // no such room (the only close the server means as final)
         this.handlers.onClosed?.(event.code, event.reason);
         return;
       }

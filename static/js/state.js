@@ -13,7 +13,8 @@ export function initialState(route) {
     version: null,
     chat: [],
     feed: [], // the last moves, from the state's events
-    roundFeed: [], // every move of this round seen since the page opened
+    roundFeed: [], // every move of this round seen since the page opened (or given with the welcome)
+    feedKey: null, // 'game:round' the moves are of ('welcome': those the welcome gave, of the next state's)
     feedOpen: false, // the whole round's moves are shown
     pending: null, // {id, message} of the action awaiting its ack
     goOut: false,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -187,3 +188,41 @@ async def test_unknown_ids_are_404_with_a_code(server: str) -> None:
         "offset": 0,
     }
     assert (await get(server, "/api/games/1/rounds/12")).status_code == 422
+
+
+ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+
+
+def times_in(value: Any) -> list[str]:
+    """Every string in a JSON value that reads as an ISO 8601 date and time."""
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in times_in(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in times_in(v)]
+    return [value] if isinstance(value, str) and ISO_TIME.match(value) else []
+
+
+async def test_every_time_the_api_sends_carries_its_utc_offset(server: str) -> None:
+    """SQLite keeps no offset: a time read back from it must still say it is UTC, or a browser outside UTC
+    reads it as its own local time."""
+    code, game_id = await play_with_a_bot(server, "Sara")
+    paths = [
+        f"/api/rooms/{code}",
+        f"/api/rooms/{code}/games",
+        "/api/players/Sara/games",
+        f"/api/games/{game_id}",
+        f"/api/games/{game_id}/export",
+        f"/api/games/{game_id}/replay",
+    ]
+    seen: list[str] = []
+    for path in paths:
+        response = await get(server, path)
+        assert response.status_code == 200, path
+        seen += times_in(response.json())
+    assert len(seen) >= 10, seen  # created_at and finished_at of the game, in five answers
+    for when in seen:
+        parsed = datetime.fromisoformat(when)
+        assert parsed.utcoffset() == timedelta(0), when
+    game = (await get(server, f"/api/games/{game_id}")).json()
+    started, ended = datetime.fromisoformat(game["created_at"]), datetime.fromisoformat(game["finished_at"])
+    assert started <= ended <= datetime.now(UTC) and datetime.now(UTC) - started < timedelta(minutes=5)

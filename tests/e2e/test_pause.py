@@ -99,3 +99,32 @@ def test_the_results_pause_the_table_until_continue(new_page: Any, paused_server
             "v => document.querySelector('[data-testid=table]').dataset.version !== v", arg=version
         )
     screenshot(page, f"pause-after-{lang}.png")
+
+
+BEHIND_THE_FOOT = """() => {
+  const dialog = document.querySelector('dialog.dialog');
+  const foot = dialog.querySelector('.pause-foot');
+  const cell = dialog.querySelector('.score-sheet tfoot th');
+  const y = (el) => { const r = el.getBoundingClientRect(); return r.top + r.height / 2; };
+  dialog.scrollTop += y(cell) - y(foot);  // the sheet's totals row scrolled under the sticky foot
+  const box = cell.getBoundingClientRect();
+  const hit = document.elementFromPoint(box.left + box.width / 2, y(foot));
+  return { inFoot: !!hit?.closest('.pause-foot'), hit: hit?.outerHTML.slice(0, 80), moved: dialog.scrollTop };
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_the_score_sheet_scrolls_under_the_continue_bar_not_over_it(
+    new_page: Any, paused_server: str, lang: str
+) -> None:
+    """The sheet's sticky first column must not paint over the results' sticky foot (who is ready and
+    Continue) when the dialog is longer than the screen."""
+    page = open_table(new_page, paused_server, lang)
+    finish_round_one(page)
+    page.locator("[data-testid=pause]").wait_for()
+    page.set_viewport_size({"width": 390, "height": 440})  # a dialog longer than the screen, as from round 4
+    page.wait_for_timeout(200)
+    seen = page.evaluate(BEHIND_THE_FOOT)
+    assert seen["moved"] > 0, seen
+    assert seen["inFoot"], seen
+    screenshot(page, f"pause-foot-over-sheet-{lang}.png")

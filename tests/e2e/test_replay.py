@@ -5,10 +5,14 @@ with every hand open, by buttons, keys, round jumps and play/pause."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -223,3 +227,26 @@ def test_the_lobby_links_to_the_history_of_its_table(new_page: Any, server: str)
     page.wait_for_selector("[data-testid=no-games]")
     page.click("[data-testid=back-to-table]")
     page.wait_for_selector("[data-testid=lobby]")
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_history_and_replay_show_the_time_where_the_browser_is(
+    new_page: Any, server: str, finished_game: tuple[str, int], lang: str
+) -> None:
+    """A browser in Tehran (UTC+03:30) shows when the game ended in Tehran's time, not UTC's."""
+    code, game_id = finished_game
+    with urllib.request.urlopen(f"{server}/api/games/{game_id}") as response:
+        ended = datetime.fromisoformat(json.load(response)["finished_at"])
+    local = ended.astimezone(ZoneInfo("Asia/Tehran"))
+    expected = re.compile(rf"(?<!\d)0?{local.hour}:{local.minute:02d}(?!\d)")
+    latin = str.maketrans("۰۱۲۳۴۵۶۷۸۹", "0123456789")
+    page = new_page(390, 844, lang=lang, timezone_id="Asia/Tehran")
+    page.goto(f"{server}/r/{code}/history")
+    shown = page.locator(f"[data-testid=game-{game_id}] time.game-date").inner_text()
+    assert expected.search(shown.translate(latin)), (expected.pattern, shown)
+    screenshot(page, f"history-tehran-{lang}.png", full_page=True)
+    page.goto(f"{server}/r/{code}/replay/{game_id}")
+    page.wait_for_selector("[data-testid=replay][data-index='0']")
+    shown = page.locator("[data-testid=replay-date]").inner_text()
+    assert expected.search(shown.translate(latin)), (expected.pattern, shown)
+    screenshot(page, f"replay-tehran-{lang}.png")

@@ -668,3 +668,139 @@ def test_a_room_link_loads_only_what_its_join_form_needs_first(new_page: Any, se
     assert any("views/lobby.js" in href for href in preloads)
     # ...and they do come once the page has loaded, so a game starts without waiting for them.
     assert any(r.startswith("/static/js/views/table.js?v=") for r in requests), requests
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [("en", 390, 844), ("fa", 1280, 800)])
+def test_a_watcher_reads_the_chat_and_gets_no_send_box(
+    new_page: Any, server: str, lang: str, width: int, height: int
+) -> None:
+    """Spectators may not chat (the server answers not_seated): they get no box to type into, and a line
+    that says why, but they read what the players say."""
+    page = new_page(1280, 800)
+    start_against_a_bot(page, server)
+    watcher = new_page(width, height, lang=lang)
+    watcher.goto(page.url)
+    watcher.locator("[data-testid=watch]").click()
+    watcher.wait_for_selector("[data-testid=table]")
+    details = watcher.locator(".chat-box")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    page.fill("[data-testid=chat-input]", "salam")
+    page.press("[data-testid=chat-input]", "Enter")
+    watcher.locator("[data-testid=chat-log] li", has_text="salam").wait_for()
+    assert watcher.locator("[data-testid=chat-input]").is_hidden()
+    assert watcher.locator(".chat-form button").is_hidden()
+    note = watcher.locator("[data-testid=chat-watching]")
+    assert note.is_visible()
+    assert ("only the players" if lang == "en" else "فقط بازیکنان") in note.inner_text()
+    # The player has the box, and no such note.
+    assert page.locator("[data-testid=chat-input]").is_visible()
+    assert page.locator("[data-testid=chat-watching]").is_hidden()
+    watcher.evaluate("document.querySelector('.chat-box').scrollIntoView()")
+    screenshot(watcher, f"chat-watcher-{lang}.png")
+
+
+def open_chat(page: Any) -> None:
+    details = page.locator(".chat-box")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [("en", 390, 844), ("fa", 1280, 800)])
+def test_the_chat_survives_a_reload_and_greets_a_newcomer(
+    new_page: Any, server: str, lang: str, width: int, height: int
+) -> None:
+    """The table keeps its recent chat: a reloaded page, and someone who comes to watch later, read it."""
+    page = new_page(width, height, lang=lang)
+    start_against_a_bot(page, server)
+    open_chat(page)
+    for text in ("salam", "سلام به همه"):
+        page.fill("[data-testid=chat-input]", text)
+        page.press("[data-testid=chat-input]", "Enter")
+        page.locator("[data-testid=chat-log] li", has_text=text).wait_for()
+    page.reload()
+    page.wait_for_selector("[data-testid=table]")
+    open_chat(page)
+    log = page.locator("[data-testid=chat-log] li")
+    log.nth(1).wait_for()
+    assert log.all_inner_texts() == ["Sara salam", "Sara سلام به همه"]
+    screenshot(page, f"chat-after-reload-{lang}.png")
+    watcher = new_page(390, 844, lang=lang)
+    watcher.goto(page.url)
+    watcher.locator("[data-testid=watch]").click()
+    watcher.wait_for_selector("[data-testid=table]")
+    open_chat(watcher)
+    watcher.locator("[data-testid=chat-log] li").nth(1).wait_for()
+    assert watcher.locator("[data-testid=chat-log] li").all_inner_texts() == [
+        "Sara salam",
+        "Sara سلام به همه",
+    ]
+
+
+def feed_count(page: Any) -> int:
+    return int(page.evaluate("document.querySelectorAll('[data-testid=round-feed] li').length"))
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [("fa", 390, 844), ("en", 1280, 800)])
+def test_after_reconnecting_the_move_feed_shows_what_happened_meanwhile(
+    new_page: Any, server: str, lang: str, width: int, height: int
+) -> None:
+    """A watcher whose connection drops while a move is made sees that move in the round's feed once back,
+    as does one who only now opens the table: the welcome brings the round's moves so far."""
+    page = new_page(1280, 800)
+    start_against_a_bot(page, server)
+    # Play on (past a round's end if one comes) until this round has three moves and it is my turn to draw.
+    for _ in range(20):
+        page.wait_for_selector(
+            "[data-testid=table][data-my-turn='1'][data-phase='draw'], [data-testid=score-sheet]"
+        )
+        if page.locator("[data-testid=score-sheet]").count():
+            page.click("[data-testid=continue]")
+        elif feed_count(page) >= 3:
+            break
+        else:
+            take_turn(page)
+            take_turn(page)
+    before = feed_count(page)
+    assert before >= 3
+    watcher = new_page(width, height, lang=lang)
+    watcher.goto(page.url)
+    watcher.locator("[data-testid=watch]").click()
+    watcher.wait_for_selector("[data-testid=table]")
+    assert feed_count(watcher) == before, "a newcomer is told the round's moves so far"
+
+    watcher.context.set_offline(True)
+    watcher.locator("[data-testid=conn]").wait_for()
+    take_turn(page)  # a draw, made while the watcher is away
+    assert feed_count(page) == before + 1
+    watcher.context.set_offline(False)
+    watcher.locator("[data-testid=conn]").wait_for(state="detached")
+    watcher.wait_for_function(
+        "n => document.querySelectorAll('[data-testid=round-feed] li').length === n", arg=before + 1
+    )
+    watcher.locator("[data-testid=round-feed] summary").click()
+    last = watcher.locator("[data-testid=round-feed] li").last.inner_text()
+    assert ("Sara drew from the stock" if lang == "en" else "Sara از دسته برداشت") in last
+    watcher.evaluate("document.querySelector('[data-testid=round-feed]').scrollIntoView()")  # drawn anew
+    screenshot(watcher, f"feed-after-reconnect-{lang}.png")
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [("en", 390, 844), ("fa", 1280, 800)])
+def test_the_rules_in_play_say_when_they_can_be_changed(
+    new_page: Any, server: str, lang: str, width: int, height: int
+) -> None:
+    """Mid-game the house rules (hints among them) are greyed out: the box says why, and when they can be
+    changed, and each control is described by that."""
+    page = new_page(width, height, lang=lang)
+    start_against_a_bot(page, server)
+    page.click("[data-testid=rules-in-play] summary")
+    note = page.locator("[data-testid=rules-locked]")
+    assert note.is_visible()
+    assert (
+        "in the lobby before the next game" if lang == "en" else "پیش از بازی بعد، در لابی"
+    ) in note.inner_text()
+    hints = page.locator("[data-testid=rules-in-play] #opt-hints")
+    assert hints.is_disabled()
+    assert "rules-locked" in (hints.get_attribute("aria-describedby") or "").split()
+    note.scroll_into_view_if_needed()
+    screenshot(page, f"rules-locked-{lang}.png")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from types import SimpleNamespace
 
 import pytest
 
 from app.engine import GameState, action_to_dict
 from app.engine.bots import choose_action
-from app.protocol import MessageRefused, Pong, parse_client_message
+from app.protocol import ChatOut, MessageRefused, Pong, parse_client_message
 from app.rooms import (
     CODE_ALPHABET,
     Connection,
@@ -22,7 +23,9 @@ from app.rooms.broadcast import Notice
 from app.rooms.connection import CLOSE_TRY_AGAIN
 from app.rooms.driver import MAX_FAILURES as BOT_MAX_FAILURES
 from app.rooms.driver import RETRY_SECONDS as BOT_RETRY_SECONDS
+from app.rooms.feed import RoundMoves
 from app.rooms.room import PRESENCE_SECONDS
+from app.rooms.talk import ChatLog
 from app.table import TRANSITIONS, Change, RoomStatus, WrongStatus
 from tests.reads import list_actions
 
@@ -343,6 +346,33 @@ async def test_chat_is_rate_limited(manager: RoomManager, clock: ManualClock) ->
     assert (await host.say({"type": "chat", "text": "later"}))[0]["text"] == "later"
 
 
+async def test_a_hello_is_welcomed_with_the_tables_recent_chat(
+    manager: RoomManager, clock: ManualClock
+) -> None:
+    room, host, token = await seated(manager)
+    for i in range(3):
+        await host.say({"type": "chat", "text": f"line {i}"})
+    await host.say({"type": "react", "emoji": "👍"})  # a reaction is not a chat line
+    again = FakeSocket(room)  # the same person after a reload
+    welcome = (await again.say({"type": "hello", "token": token}))[0]
+    assert welcome["type"] == "welcome"
+    assert [(line["seat"], line["name"], line["text"]) for line in welcome["chat"]] == [
+        (0, "Host", f"line {i}") for i in range(3)
+    ]
+    assert all(line["at"].endswith("Z") for line in welcome["chat"])
+    watcher = FakeSocket(room)  # a watcher reads them too
+    assert [line["text"] for line in (await watcher.say({"type": "hello"}))[0]["chat"]][-1] == "line 2"
+
+
+def test_the_kept_chat_is_bounded_by_lines_and_bytes() -> None:
+    log = ChatLog(max_lines=3, max_bytes=40)
+    for i in range(5):
+        log.add(ChatOut(seat=0, name="Sara", text=f"line {i}", at="2026-12-02T08:00:00.000Z"))
+    assert [line.text for line in log.lines()] == ["line 2", "line 3", "line 4"]
+    log.add(ChatOut(seat=1, name="Omid", text="ش" * 12, at="2026-12-02T08:00:01.000Z"))  # 28 bytes
+    assert [line.text for line in log.lines()] == ["line 4", "ش" * 12] and log.bytes_held == 38
+
+
 async def test_reactions_reach_the_table_and_count_with_the_chat(manager: RoomManager) -> None:
     room, host, _ = await seated(manager)
     watcher = FakeSocket(room)
@@ -563,3 +593,41 @@ async def test_lobby_commands_that_change_nothing_write_nothing_and_are_rate_lim
     await clock.advance(10.1)
     assert await host.say({"type": "set_options", "options": {"jokers": True}}) != []
     assert room.table.version == version + 1
+
+
+async def test_a_hello_during_a_round_is_welcomed_with_its_moves_so_far(manager: RoomManager) -> None:
+    room, host, token = await seated(manager, seats=2)
+    _, guest_token = await room.join("Guest")
+    guest = FakeSocket(room)
+    await guest.say({"type": "hello", "token": guest_token})
+    await host.say({"type": "start"})
+    game = room.table.game
+    assert game is not None
+    mover = [host, guest][game.turn]
+    draw = {"type": "draw", "source": "stock"}
+    await mover.say({"type": "action", "id": "m-1", "version": room.table.version, "action": draw})
+    watcher = FakeSocket(room)
+    moves = (await watcher.say({"type": "hello"}))[0]["moves"]
+    assert moves == [
+        {"kind": "draw", "seat": game.turn, "source": "stock"}
+    ]  # as a spectator sees it: no card
+    again = FakeSocket(room)
+    assert (await again.say({"type": "hello", "token": token}))[0]["moves"] == moves
+
+
+def test_the_round_moves_start_afresh_with_each_round() -> None:
+    moves = RoundMoves()
+    first = SimpleNamespace(playing=SimpleNamespace(round=1), game_id=7)
+    moves.add(
+        first, [{"kind": "draw", "seat": 0, "source": "stock"}, {"kind": "discard", "seat": 0, "card": "9S"}]
+    )
+    assert [m["kind"] for m in moves.moves(first)] == ["draw", "discard"]
+    second = SimpleNamespace(playing=SimpleNamespace(round=2), game_id=7)
+    moves.add(
+        second, [{"kind": "go_out", "seat": 1, "card": "5H"}, {"kind": "round_end"}, {"kind": "round_start"}]
+    )
+    assert moves.moves(second) == []  # the going out was round one's last move
+    moves.add(second, [{"kind": "draw", "seat": 1, "source": "discard", "card": "5H"}])
+    assert [m["seat"] for m in moves.moves(second)] == [1]
+    assert moves.moves(first) == []  # not the round it holds
+    assert moves.moves(SimpleNamespace(playing=None, game_id=7)) == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from app.config import Settings
@@ -110,10 +110,14 @@ async def test_an_absent_seat_is_played_after_the_grace_period_and_taken_back(
     assert room.table.game is not None
     away = room.table.game.turn
     here = 1 - away
+    left = clock.now()
     await room.detach(sockets[away].conn)
     await clock.advance(PRESENCE_SECONDS)  # presence is told at most once per PRESENCE_SECONDS
     seen = sockets[here].drain()[-1]["room"]["seats"][away]
     assert seen["connected"] is False and seen["auto"] is False
+    # Everyone is told when the server will play for it: the end of its grace period (60 s).
+    assert datetime.fromisoformat(seen["auto_at"]) == left + timedelta(seconds=60)
+    assert "auto_at" not in sockets[here].seen[-1]["room"]["seats"][here]
     version = room.table.version
 
     await clock.advance(59)
@@ -126,6 +130,7 @@ async def test_an_absent_seat_is_played_after_the_grace_period_and_taken_back(
     assert room.table.host_seat == (here if handover else 0)
     states = [m for m in sockets[here].drain() if m["type"] == "state"]
     assert states[-1]["room"]["seats"][away]["auto"] is True
+    assert "auto_at" not in states[-1]["room"]["seats"][away]  # it has come
     assert states[-1]["room"]["turn_deadline"] is None  # no turn timer at this table
     assert room.table.game.turn == here
 

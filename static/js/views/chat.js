@@ -54,12 +54,14 @@ export function renderChatPanel(panel, ctx, actions) {
     const details = h('details.chat-box', { open: window.matchMedia('(min-width: 900px)').matches },
       h('summary', {}, t('chat'), ' ', h('span.chat-count')),
       h('ul.chat-log', { 'aria-live': 'polite', 'data-testid': 'chat-log' }),
-      form);
+      form,
+      h('p.chat-watching', { 'data-testid': 'chat-watching' }, t('chat_watching')));
     details.addEventListener('toggle', () => renderChatLog(panel, ctx));
     mount(panel, reactions, details);
   }
   const form = panel.querySelector('.chat-form');
-  form.hidden = ctx.seat === null; // spectators read but do not talk
+  form.hidden = ctx.seat === null; // spectators read but do not talk (the server refuses their lines)
+  panel.querySelector('.chat-watching').hidden = ctx.seat !== null;
   panel.querySelector('.reactions').hidden = ctx.seat === null;
   renderChatLog(panel, ctx);
 }

@@ -4,7 +4,7 @@ import * as api from '../api.js';
 import { h, mount } from '../dom.js';
 import { lang, num, t } from '../i18n.js';
 import { decimal } from '../figures.js';
-import { botIcon } from './widgets.js';
+import { botIcon, displayName } from './widgets.js';
 import { playerLink } from './standings-links.js';
 
 export const PAGE_SIZE = 10;
@@ -69,7 +69,7 @@ function gameRow(game, actions) {
     h('ul.game-players', {}, game.players.map((p) => h('li', { class: winners.has(p.seat) ? 'won' : '' },
       winners.has(p.seat) ? h('span.crown', { role: 'img', 'aria-label': t('winner') }, '♛') : null,
       p.bot ? botIcon() : null,
-      h('span.name', { dir: 'auto' }, p.name),
+      h('span.name', { dir: 'auto' }, displayName(p)),
       h('span.game-total', {}, t('points', { n: game.totals[p.seat] ?? 0 }))))),
     h('div.game-foot', {},
       h('span.hint', {}, t('rounds_played', { n: game.rounds_played })),

@@ -103,11 +103,12 @@ export function renderLobby(container, ctx, actions) {
     ctx.isHost ? null : h('p.hint', {}, t('options_locked')),
     optionRows(room.options, (partial) => actions.send({ type: 'set_options', options: partial }), !ctx.isHost));
 
-  // The ready check: each person says they are in; the host reads who is (it does not hold the start).
-  const people = room.seats.filter((s) => !s.bot && !s.program);
+  // The ready check: each person but the host says they are in; the host reads who is (it does not hold the
+  // start, and the host has no "I'm in" to press, so is not counted).
+  const people = room.seats.filter((s) => !s.bot && !s.program && s.seat !== room.host_seat);
   const readyNow = people.filter((s) => (room.ready ?? []).includes(s.seat));
   const iAmReady = (room.ready ?? []).includes(ctx.seat);
-  const readyLine = people.length > 1
+  const readyLine = people.length
     ? h('p.hint', { 'data-testid': 'ready-count', role: 'status' },
       t('ready_count', { n: num(readyNow.length), m: num(people.length) }))
     : null;

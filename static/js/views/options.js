@@ -6,10 +6,10 @@ import { config } from '../config.js';
 export const DEFAULT_OPTIONS = config.options;
 const CHOICES = config.option_choices;
 
-function row(name, control) {
+function optionRow(name, control, note) {
   const id = `opt-${name}`;
   control.id = id;
-  control.setAttribute('aria-describedby', `${id}-hint`);
+  control.setAttribute('aria-describedby', note ? `${id}-hint ${note}` : `${id}-hint`);
   control.dataset.key = id;
   return h('div.option', { dataset: { option: name } },
     h('label', { for: id }, t(`opt_${name}`)),
@@ -30,9 +30,13 @@ function toggle(value, onchange, disabled) {
   return el;
 }
 
-/** A list of option rows; ``onchange(partial)`` gets {name: value}. ``disabled`` makes them read-only. */
-export function optionRows(options, onchange, disabled = false) {
+/**
+ * A list of option rows; ``onchange(partial)`` gets {name: value}. ``disabled`` makes them read-only;
+ * ``note``: the id of the text that says why (read with each control).
+ */
+export function optionRows(options, onchange, disabled = false, note = null) {
   const o = { ...DEFAULT_OPTIONS, ...options };
+  const row = (name, control) => optionRow(name, control, note);
   const set = (name, parse) => (value) => onchange({ [name]: parse(value) });
   const rows = [
     row('decks', select([['', t('auto')], ...CHOICES.decks.map((n) => [n, num(n)])], o.decks ?? '',

@@ -9,6 +9,8 @@ import { formatDate } from './history.js';
 import { STANDINGS_PATH } from './standings-links.js';
 import { botIcon, displayName, groupsOf, meldGroups, piles, scoreSheet, seatName, sheetBox, winnersLine } from './widgets.js';
 
+const TOUCH = window.matchMedia('(hover: none), (pointer: coarse)'); // as the table: a phone has no keys
+
 // One replay open at a time: the game shown, its data, the player, and where to draw.
 const view = { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null };
 
@@ -191,7 +193,7 @@ function renderReplay(container, ctx, actions) {
   const game = view.data?.game;
   const head = h('div.page-head', {},
     h('h1', {}, t('replay_title', { n: game ? game.number : '' }), code ? [' ', h('span.room-code', { dir: 'ltr' }, code)] : null),
-    game ? h('span.hint.on-felt', {}, formatDate(game.finished_at ?? game.created_at)) : null,
+    game ? h('time.hint.on-felt', { datetime: game.finished_at ?? game.created_at, 'data-testid': 'replay-date' }, formatDate(game.finished_at ?? game.created_at)) : null,
     h('span.spacer'),
     back);
   if (view.error || !view.player) {
@@ -223,10 +225,23 @@ function renderReplay(container, ctx, actions) {
         h('p.status', { 'data-testid': 'replay-action', 'aria-live': 'polite' }, describe(frame))),
       h('ul.rp-hands', { 'aria-label': t('rp_hands'), class: frame.hands.length > 3 ? 'many' : '' },
         frame.hands.map((hand) => handView(frame, hand))),
-      h('p.hint.on-felt.rp-keys', {}, t('rp_keys'))),
+      TOUCH.matches ? null : h('p.hint.on-felt.rp-keys', {}, t('rp_keys'))), // a phone: no keys to mention
     h('aside.rp-side', {},
       frame.scores.length ? h('section.panel.rp-sheet', {}, scoreTable(frame)) : null))));
+  spreadHands(container);
   if (focusKey) container.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
+}
+
+/** Each hand's cards side by side where its row has room for them, overlapping only where it has not (the
+ * groups of a hand wrap onto a second row otherwise). */
+function spreadHands(container) {
+  for (const row of container.querySelectorAll('.rp-groups')) {
+    row.classList.add('spread');
+    const groups = [...row.children];
+    const wraps = groups.some((g) => g.offsetTop !== groups[0].offsetTop);
+    const overflows = groups.some((g) => g.scrollWidth > g.clientWidth + 1) || row.scrollWidth > row.clientWidth + 1;
+    if (wraps || overflows) row.classList.remove('spread');
+  }
 }
 
 // Keys while a replay is shown: arrows step (mirrored in Persian), Page Up/Down or [ ] change round,
@@ -261,10 +276,13 @@ function onKey(event) {
 /** The replay view: ``render(ctx)`` on every change; ``stop()`` ends its playback and key listener. */
 export function createReplayView(container, actions) {
   document.addEventListener('keydown', onKey);
+  const refit = () => spreadHands(container);
+  window.addEventListener('resize', refit);
   return {
     render: (ctx) => renderReplay(container, ctx, actions),
     stop() {
       document.removeEventListener('keydown', onKey);
+      window.removeEventListener('resize', refit);
       view.player?.stop();
       Object.assign(view, { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null });
     },

@@ -62,6 +62,7 @@ class Countdown {
   }
 
   tick() {
+    tickAway();
     const left = this.secondsLeft();
     if (left === null) return;
     for (const el of document.querySelectorAll('.countdown')) {
@@ -74,6 +75,36 @@ class Countdown {
   stop() {
     clearInterval(this.interval);
   }
+}
+
+/** The sentence for an away person: counting down to when the table plays for them (``at``: this device's
+ * clock, ms), or that it does now. */
+function awayText(name, at) {
+  const left = at === null ? 0 : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  const isolated = `\u2068${name}\u2069`; // the name in its own direction; the sentence in the page's
+  return left > 0 ? t('away_countdown', { name: isolated, n: left }) : t('away_auto', { name: isolated });
+}
+
+/** Every second: the away lines count down (their deadline is on the element, on this device's clock). */
+function tickAway() {
+  for (const el of document.querySelectorAll('.away-line[data-at]')) {
+    el.textContent = awayText(el.dataset.name, Number(el.dataset.at));
+  }
+}
+
+/** The people who dropped during a game, told to everyone: who, and when the table plays for them (the
+ * server's ``auto_at``, counted on this device's clock like the turn timer), or that it does. */
+function awayLines(ctx) {
+  const room = ctx.room;
+  if (isOffline(ctx) || ctx.game.phase === 'game_over') return null;
+  const away = room.seats.filter((s) => !s.bot && s.seat !== ctx.seat && (s.auto || s.auto_at));
+  if (!away.length) return null;
+  return h('ul.away', { 'data-testid': 'away', role: 'status' }, away.map((s) => {
+    const at = s.auto_at && room.server_time ? Date.now() + Date.parse(s.auto_at) - Date.parse(room.server_time) : null;
+    return h('li.away-line', {
+      'data-testid': `away-${s.seat}`, 'data-name': s.name, 'data-at': at === null ? null : String(at),
+    }, awayText(s.name, at));
+  }));
 }
 
 function playerChip(ctx, player, actions, timer) {
@@ -108,7 +139,10 @@ function statusLine(ctx) {
   if (isOffline(ctx)) return t('offline_wait');
   if (pausing(ctx)) return t('break_status');
   if (ctx.seat === null) return t('watching');
-  if (!myTurn) return t('waiting_for', { name: seatName(ctx, game.turn) });
+  if (!myTurn) {
+    const away = ctx.room.seats.find((s) => s.seat === game.turn && !s.bot && !s.connected);
+    return t(away ? 'waiting_for_away' : 'waiting_for', { name: seatName(ctx, game.turn) });
+  }
   if (ctx.goOut) return t('go_out_pick');
   if (game.phase === 'draw') return t('your_turn_draw');
   return game.can_go_out.length ? t('your_turn_discard_go') : t('your_turn_discard');
@@ -265,7 +299,7 @@ class Region {
   }
 }
 
-const REGIONS = ['players', 'ask', 'roundBar', 'banner', 'laidDown', 'felt', 'hand', 'spectators', 'host', 'rules'];
+const REGIONS = ['players', 'ask', 'roundBar', 'banner', 'away', 'laidDown', 'felt', 'hand', 'spectators', 'host', 'rules'];
 
 /** The melds of the player who went out, on the table for everyone during the final turns (RULES.md). */
 function laidDown(ctx) {
@@ -312,6 +346,9 @@ function renderTable(container, ctx, actions, timer, parts) {
       game.went_out === ctx.seat ? t('you_went_out') : t('final_turns', { name: seatName(ctx, game.went_out) }),
       myTurn ? ` ${t('last_turn')}` : '')
     : null));
+  parts.away.update(
+    key(isOffline(ctx), game.phase === 'game_over', room.seats.map((s) => [s.seat, s.name, s.auto, s.auto_at ?? null])),
+    () => awayLines(ctx));
   parts.laidDown.update(key(game.laid_down, game.wild_rank, room.seats), () => laidDown(ctx));
   parts.felt.update(
     key(game.stock_count, game.discard_top, game.discard_count, game.wild_rank, game.legal, !!ctx.pending, isOffline(ctx), pausing(ctx),
@@ -340,7 +377,8 @@ function renderTable(container, ctx, actions, timer, parts) {
   // The house rules in force, read-only, folded away under the table.
   parts.rules.update(key(game.options), () => h('details.rules-box.rules-in-play', { 'data-testid': 'rules-in-play' },
     h('summary', {}, t('rules_in_play')),
-    optionRows(game.options ?? {}, () => {}, true)));
+    h('p.hint', { id: 'rules-locked', 'data-testid': 'rules-locked' }, t('rules_in_play_locked')),
+    optionRows(game.options ?? {}, () => {}, true, 'rules-locked')));
   parts.spectators.update(key(ctx.seat === null && room.spectators), () => (ctx.seat === null && room.spectators
     ? h('p.hint', {}, t('spectators', { n: room.spectators })) : null));
 }

@@ -1,0 +1,162 @@
+"""Small things a person sees, in Chromium: the reconnecting badge on a Persian phone, numbers and bot names
+in the history, "1 pt", the replay's hands and its key help on a touch phone, a lifted hint card under its
+group's label."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import screenshot
+from .test_client import table_attr
+from .test_replay import finished_game, hands  # noqa: F401 (finished_game: a fixture)
+from .test_table import start_against_a_bot
+
+pytestmark = pytest.mark.e2e
+
+I18N = """async ([lang, calls]) => {
+  const m = await import('/static/js/i18n.js');
+  m.setLang(lang);
+  return calls.map(([f, ...a]) => m[f](...a));
+}"""
+
+
+def test_the_persian_reconnecting_badge_stays_on_one_line_on_a_phone(new_page: Any, server: str) -> None:
+    page = new_page(390, 844, lang="fa")
+    start_against_a_bot(page, server)
+    page.context.set_offline(True)
+    badge = page.locator("[data-testid=conn]")
+    badge.wait_for()
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=conn]').textContent.includes('اتصال دوباره')"
+    )
+    lines = badge.evaluate("el => el.getClientRects().length")
+    box = badge.bounding_box()
+    assert box is not None and lines == 1 and box["height"] < 30, (lines, box)
+    top = page.evaluate(
+        "(() => { const t = document.querySelector('.topbar'); return [t.scrollWidth, t.clientWidth]; })()"
+    )
+    assert top[0] <= top[1], f"the header overflows the phone: {top}"
+    screenshot(page, "reconnecting-fa-phone.png")
+    page.context.set_offline(False)
+    badge.wait_for(state="detached")
+
+
+def test_numbers_read_as_their_language_writes_them(new_page: Any, server: str) -> None:
+    page = new_page(390, 844)
+    page.goto(f"{server}/")
+    page.wait_for_selector("[data-testid=create]")
+    calls = [["t", "points", {"n": 1}], ["t", "points", {"n": 2}], ["num", 63.5], ["num", "10"]]
+    assert page.evaluate(I18N, ["en", calls]) == ["1 pt", "2 pts", "63.5", "10"]
+    assert page.evaluate(I18N, ["fa", calls]) == ["۱ امتیاز", "۲ امتیاز", "۶۳٫۵", "۱۰"]
+
+
+def test_the_persian_history_names_the_bot_as_the_table_does(
+    new_page: Any,
+    server: str,
+    finished_game: tuple[str, int],  # noqa: F811
+) -> None:
+    code, game_id = finished_game
+    page = new_page(390, 844, lang="fa")
+    page.goto(f"{server}/r/{code}/history")
+    row = page.locator(f"[data-testid=game-{game_id}]")
+    row.wait_for()
+    assert "رایانه ۲" in row.inner_text() and "Bot 2" not in row.inner_text()
+    board = page.locator("[data-testid=leaderboard]").inner_text()
+    assert "رایانه ۲" in board and "Bot 2" not in board
+    screenshot(page, "history-fa-bot-name.png", full_page=True)
+
+
+def overlapping(page: Any) -> list[str]:
+    """Hands of the replay whose neighbouring cards overlap (left to right in English)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid^=replay-hand-] .cards')].flatMap((g) => {
+          const cards = [...g.querySelectorAll('.card')].map((c) => c.getBoundingClientRect());
+          const overlap = cards.slice(1).some((c, i) => c.left < cards[i].right - 1);
+          return overlap ? [g.closest('li').dataset.testid] : [];
+        })"""
+    )
+
+
+def test_replay_hands_spread_out_when_there_is_room(
+    new_page: Any,
+    server: str,
+    finished_game: tuple[str, int],  # noqa: F811
+) -> None:
+    code, game_id = finished_game
+    page = new_page(1280, 900)
+    page.goto(f"{server}/r/{code}/replay/{game_id}")
+    page.wait_for_selector("[data-testid=replay][data-index='0']")
+    assert len(hands(page)) == 2
+    assert overlapping(page) == [], "three cards each, on a wide screen: side by side"
+    page.click("[data-testid=round-jump-6]")
+    page.wait_for_selector("[data-testid=replay][data-round='6'][data-kind='deal']")
+    assert overlapping(page) == [], "eight cards still fit a laptop's width"
+    page.mouse.move(0, 0)
+    assert page.locator(".rp-keys").is_visible(), "a laptop's keys are told"
+    screenshot(page, "replay-spread-en.png")
+    phone = new_page(390, 844, lang="fa", is_mobile=True, has_touch=True)
+    phone.goto(f"{server}/r/{code}/replay/{game_id}")
+    phone.wait_for_selector("[data-testid=replay][data-index='0']")
+    assert phone.locator(".rp-keys").count() == 0, "no keyboard keys to mention on a touch phone"
+    phone.click("[data-testid=round-jump-11]")
+    phone.wait_for_selector("[data-testid=replay][data-round='11'][data-kind='deal']")
+    width = phone.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"the replay overflows the phone: {width}"
+    screenshot(phone, "replay-phone-fa.png", full_page=True)
+
+
+def test_a_lifted_hint_card_stays_below_its_groups_label(new_page: Any, server: str) -> None:
+    for lang in ("en", "fa"):
+        page = new_page(390, 844, lang=lang)
+        page.goto(f"{server}/")
+        page.fill("[data-testid=create-name]", "Sara")
+        page.click("[data-testid=add-bot]")
+        page.click("[data-testid=create]")
+        page.wait_for_selector("[data-testid=lobby]")
+        page.check("#opt-hints")
+        page.wait_for_function("() => document.querySelector('#opt-hints')?.checked")
+        page.wait_for_timeout(300)
+        page.click("[data-testid=start]")
+        page.wait_for_selector("[data-testid=table][data-my-turn='1'][data-phase='draw']")
+        page.click("[data-testid=stock]")
+        page.wait_for_selector("[data-testid=table][data-phase='discard']")
+        assert table_attr(page, "phase") == "discard"
+        page.click("[data-testid=hint]")
+        hinted = page.locator(".hand .card.hinted")
+        hinted.wait_for()
+        page.mouse.move(0, 0)
+        page.wait_for_timeout(300)  # the lift's transition
+        gap = hinted.evaluate(
+            """(card) => {
+              const label = card.closest('.group').querySelector('.group-label').getBoundingClientRect();
+              return card.getBoundingClientRect().top - 3 - label.bottom;  // 3 px: the hint's ring
+            }"""
+        )
+        assert gap >= 0, f"the lifted card covers its group's label by {-gap} px ({lang})"
+        screenshot(page, f"hint-lifted-{lang}.png")
+
+
+def test_a_close_the_server_never_sends_is_only_a_drop(new_page: Any, server: str) -> None:
+    """Only 4404 (no such room) ends the client's attempts; any other close, e.g. 4403 (which the server
+    never sends), is a dropped connection: it reconnects and plays on."""
+    page = new_page(390, 844)
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        upstream = ws.connect_to_server()
+        ws.on_message(upstream.send)
+        upstream.on_message(ws.send)
+        sockets.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws/"), route)
+    start_against_a_bot(page, server)
+    assert len(sockets) == 1
+    sockets[0].close(code=4403, reason="forbidden")
+    page.wait_for_timeout(3000)  # the first retry comes within a second
+    assert len(sockets) == 2, "the page connected again"
+    assert page.locator("[data-testid=table]").is_visible()
+    page.locator("[data-testid=conn]").wait_for(state="detached")
+    assert "No table with that code" not in page.inner_text("#main")
