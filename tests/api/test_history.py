@@ -213,6 +213,10 @@ async def test_every_time_the_api_sends_carries_its_utc_offset(server: str) -> N
         f"/api/games/{game_id}",
         f"/api/games/{game_id}/export",
         f"/api/games/{game_id}/replay",
+        "/api/players/Sara",
+        "/api/leaderboard",
+        "/api/leaderboard/games",
+        f"/api/rooms/{code}/leaderboard",
     ]
     seen: list[str] = []
     for path in paths:
