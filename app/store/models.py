@@ -175,6 +175,7 @@ class GamePlayerRow(Base):
             "ix_game_players_board",
             "total",
             "finished_at",
+            "id",  # the boards' order exactly, and a page's seats read from the index alone
             sqlite_where=text("counted = 1"),
             postgresql_where=text("counted = true"),
         ),

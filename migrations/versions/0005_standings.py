@@ -43,7 +43,7 @@ def upgrade() -> None:
         batch.add_column(sa.Column("perfect", sa.Boolean(), nullable=True))
         batch.add_column(sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True))
     # Counted seats only (partial indexes): a player's latest games, and the boards by final total.
-    for name, columns in (("record", ["skeleton", "finished_at"]), ("board", ["total", "finished_at"])):
+    for name, columns in (("record", ["skeleton", "finished_at"]), ("board", ["total", "finished_at", "id"])):
         op.create_index(
             f"ix_game_players_{name}",
             "game_players",
