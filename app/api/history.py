@@ -114,7 +114,10 @@ class GameSummaryPublic(BaseModel):
         "has ended; null elsewhere: public records never lead to a table"
     )
     number: int
-    status: Literal["playing", "finished"]
+    status: Literal["playing", "finished", "ended"] = Field(
+        description="finished: played to its end; ended: ended by the host before it was over (no winners, "
+        "never in the standings)"
+    )
     created_at: datetime
     finished_at: datetime | None
     players: list[PlayerPublic]
@@ -176,7 +179,7 @@ def _summary(record: GameSummaryRecord, *, named_room: bool = False) -> dict[str
     game id must never lead to one."""
     return {
         "id": record.id,
-        "room": record.room_code if named_room and record.status == "finished" else None,
+        "room": record.room_code if named_room and record.status != "playing" else None,
         "number": record.number,
         "status": record.status,
         "created_at": record.created_at,
@@ -256,6 +259,8 @@ async def _finished(history: History, game_id: str, what: str) -> Any:
     record = await history.export(game_id)
     if record is None:
         raise _game_not_found(game_id)
+    if record.summary.status == "ended":
+        raise Refusal("game_not_finished", f"game {game_id} was ended by its host before it was over")
     if record.summary.status != "finished":
         raise Refusal("game_not_finished", f"game {game_id} is still being played; {what} it when it ends")
     return record

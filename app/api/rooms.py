@@ -76,7 +76,7 @@ class JoinResult(BaseModel):
 class GameSummary(BaseModel):
     id: str  # the game's public id
     number: int
-    status: Literal["playing", "finished"]
+    status: Literal["playing", "finished", "ended"]  # ended: by the host before it was over
 
 
 class RoomPublic(BaseModel):
@@ -145,7 +145,11 @@ async def get_room(code: str, manager: ManagerDep) -> RoomPublic:
         game = GameSummary(
             id=table.game_public_id,
             number=table.game_number,
-            status="finished" if table.game is not None and table.game.is_over else "playing",
+            status="ended"
+            if table.game_ended
+            else "finished"
+            if table.game is not None and table.game.is_over
+            else "playing",
         )
     return RoomPublic(
         code=info.code,

@@ -185,6 +185,20 @@ class Reopen(_In):
     type: Literal["reopen"]
 
 
+class Leave(_In):
+    """A seated person leaves the table: a bot plays their seat from now on (under their name) and their tabs
+    watch; the host role passes at once to another person. The only person at a table cannot leave it."""
+
+    type: Literal["leave"]
+
+
+class EndGameIn(_In):
+    """Host, during a game: end it for everyone. It is recorded as ended, not won (no winners, left out of
+    the standings), and the table goes back to the lobby with the same seats and rules."""
+
+    type: Literal["end_game"]
+
+
 class Ready(_In):
     """A seated person, in the lobby: "I am in for the next game" (the ready check: ``RoomInfo.ready``)."""
 
@@ -225,6 +239,8 @@ ClientMessages = (
     | Continue
     | Rematch
     | Reopen
+    | Leave
+    | EndGameIn
     | Ready
     | Practice
     | HintIn

@@ -12,6 +12,7 @@ from app.protocol import (
     ApproveSeat,
     BotSeat,
     DeclineSeat,
+    EndGameIn,
     MakeHost,
     Rematch,
     RemoveSeat,
@@ -25,8 +26,10 @@ from app.table import commands as table_commands
 from .tokens import new_public_id
 
 LobbyMessage = (
-    SetOptions | AddBot | RemoveSeat | BotSeat | MakeHost | ApproveSeat | DeclineSeat | Reopen | Start
-) | Rematch  # what the room's dispatch leaves to the host's commands (mypy checks the two agree)
+    (SetOptions | AddBot | RemoveSeat | BotSeat | MakeHost | ApproveSeat | DeclineSeat | Reopen | Start)
+    | Rematch
+    | EndGameIn
+)  # what the room's dispatch leaves to the host's commands (mypy checks the two agree)
 
 
 def lobby_change(table: Table, message: LobbyMessage, now: datetime) -> Change | None:
@@ -47,6 +50,8 @@ def lobby_change(table: Table, message: LobbyMessage, now: datetime) -> Change |
         return table_commands.decline_seat(table, index=message.seat, at=now)
     if isinstance(message, Reopen):
         return table_commands.reopen(table, at=now)
+    if isinstance(message, EndGameIn):
+        return table_commands.end_game(table, at=now)
     if isinstance(message, Start | Rematch):
         return table_commands.start_game(
             table,

@@ -37,6 +37,7 @@ from app.protocol import (
     Hello,
     HintIn,
     HintOut,
+    Leave,
     Ping,
     Pong,
     Practice,
@@ -488,6 +489,8 @@ class Room:
             await self._ready(conn)
         elif isinstance(message, Practice):
             await self._practice(conn, message)
+        elif isinstance(message, Leave):
+            await self._leave(conn)
         else:
             await self._lobby(conn, message)
 
@@ -725,6 +728,23 @@ class Room:
         self.lobby_limit.check(seat)
         async with self.lock:
             await self._commit_fresh(seat_changes.practice(seat, on=message.on, at=self.clock.now()))
+
+    async def _leave(self, conn: Connection) -> None:
+        """A seated person leaves the table: a bot plays their seat, the host role passes on, and every tab
+        of theirs watches from now on (``presence.follow`` tells them)."""
+        seat, token_hash = conn.seat, conn.token_hash
+        if seat is None or token_hash is None:
+            raise Refusal("not_seated", "only players at the table can leave it")
+        self.lobby_limit.check(seat)
+
+        def make(table: Table) -> Change | None:
+            held = table.holder(token_hash)
+            if held is None:  # handed to a bot already (through another process, say): nothing to do
+                return None
+            return seat_changes.leave(held.index, at=self.clock.now(), away=self.presence.away)(table)
+
+        async with self.lock:
+            await self._commit_fresh(make)
 
     # ----- the pause between rounds, and the lobby's ready check (not stored) -----------------------------
 

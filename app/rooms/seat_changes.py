@@ -5,7 +5,7 @@ carry no version; who may do what is judged on the table each attempt is made on
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from app.table import Change, Refusal, Table
@@ -37,6 +37,12 @@ def withdraw_request(*, token_hash: str, at: datetime) -> Maker:
 def practice(seat: int, *, on: bool, at: datetime) -> Maker:
     """A person plays their own seat for practice (left out of the standings), or counts it again."""
     return lambda table: table_commands.set_practice(table, index=seat, on=on, at=at)
+
+
+def leave(seat: int, *, at: datetime, away: Callable[[Table], Mapping[int, datetime]]) -> Maker:
+    """The person at ``seat`` leaves: a bot plays it; the host role passes on if it was theirs. Refused when
+    ``seat`` is no longer the person's own on the table it is tried on (``away``: who is away there)."""
+    return lambda table: table_commands.leave(table, index=seat, at=at, away=away(table))
 
 
 def lobby(seat: int, message: LobbyMessage, at: datetime) -> Maker:

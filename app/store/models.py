@@ -114,7 +114,7 @@ class GameRow(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     seed: Mapped[int] = mapped_column(BigInteger)
     players: Mapped[list[Any]] = mapped_column(JSON)
-    status: Mapped[str] = mapped_column(String(16))  # playing | finished
+    status: Mapped[str] = mapped_column(String(16))  # playing | finished | ended (by the host, unfinished)
     version: Mapped[int] = mapped_column(Integer)  # the room version this snapshot belongs to
     state: Mapped[dict[str, Any]] = mapped_column(JSON)  # GameState.to_dict(): secret, never sent out
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -20,6 +20,7 @@ from app.engine import GameState
 from app.table import (
     AddSeat,
     Change,
+    EndGame,
     RecordMove,
     RemoveSeat,
     Reopen,
@@ -119,6 +120,10 @@ class Store:
             case StartGame():
                 async with self._scheduler.session() as session:
                     return await writes.start_game(session, code, version, write, change.at)
+            case EndGame():
+                async with self._scheduler.session() as session:
+                    await writes.end_game(session, change, write)
+                return None
             case AddSeat() | ReplaceSeat() | RemoveSeat() | SetHost() | SetLobby() | Reopen():
                 async with self._scheduler.session() as session:
                     await writes.change_room(session, change, write)

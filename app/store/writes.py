@@ -18,6 +18,7 @@ from app.engine import action_to_dict
 from app.table import (
     AddSeat,
     Change,
+    EndGame,
     RecordMove,
     RemoveSeat,
     Reopen,
@@ -144,8 +145,8 @@ async def change_room(session: AsyncSession, change: Change, write: RoomWrite) -
         case AddSeat():
             await _bump(session, code, version)
             session.add(_seat_row(code, write.seat, now))
-        case ReplaceSeat():
-            await _bump(session, code, version)
+        case ReplaceSeat():  # a person who left passes the host role in the same write
+            await _bump(session, code, version, host_seat=change.table.host_seat)
             await _replace_seat(session, code, write.seat)
         case _:
             assert_never(write)
@@ -196,6 +197,23 @@ async def start_game(session: AsyncSession, code: str, version: int, start: Star
         options=start.options.to_dict(),
     )
     return row.id
+
+
+async def end_game(session: AsyncSession, change: Change, end: EndGame) -> None:
+    """The host ended the game before it was over: the game is recorded as ``ended`` (its totals and
+    winners stay empty: ``standings_writes`` is never called, so it is in nobody's standings) and the room
+    goes back to the lobby, with the seats handed over now."""
+    code, version = change.table.code, change.table.version
+    await _bump(session, code, version, status=change.table.status.value)
+    result = await session.execute(
+        update(GAMES)
+        .where(GAMES.c.id == end.game_id, GAMES.c.status == "playing")
+        .values(status="ended", finished_at=change.at)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        raise VersionConflict(f"game {end.game_id} of room {code} is no longer being played")
+    for seat in end.seats:
+        await _replace_seat(session, code, seat)
 
 
 def _seat_values(seat: Seat) -> dict[str, Any]:

@@ -123,7 +123,17 @@ class RecordMove:
     seats: tuple[Seat, ...] = ()
 
 
-Write = AddSeat | ReplaceSeat | RemoveSeat | SetHost | SetLobby | Reopen | StartGame | RecordMove
+@dataclass(frozen=True, slots=True)
+class EndGame:
+    """The host ended the game being played before it was over: it is recorded as ended (no totals, no
+    winners, never in the standings) and the table goes back to the lobby with the same seats. ``seats``:
+    approved hand-overs, which pass now as at a game's end."""
+
+    game_id: int
+    seats: tuple[Seat, ...] = ()
+
+
+Write = AddSeat | ReplaceSeat | RemoveSeat | SetHost | SetLobby | Reopen | StartGame | RecordMove | EndGame
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +161,6 @@ class Change:
             return (write.seat.index,)
         if isinstance(write, ReplaceSeat):
             return () if write.seat.is_bot else (write.seat.index,)
-        if isinstance(write, RecordMove):
+        if isinstance(write, RecordMove | EndGame):
             return tuple(s.index for s in write.seats if not s.is_bot)
         return ()

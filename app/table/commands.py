@@ -14,6 +14,7 @@ from app.engine.options import MAX_PLAYERS, MIN_PLAYERS
 from .changes import (
     AddSeat,
     Change,
+    EndGame,
     FinalTotal,
     RecordMove,
     RemoveSeat,
@@ -27,7 +28,8 @@ from .changes import (
     final_totals,
 )
 from .errors import Refusal
-from .table import NO_PAUSE, TRANSITIONS, Claim, RoomStatus, Seat, Table, same_token
+from .schedule import host_successor
+from .table import AUTO_LEVEL, NO_PAUSE, TRANSITIONS, Claim, RoomStatus, Seat, Table, same_token
 from .text import name_skeleton
 
 
@@ -218,6 +220,40 @@ def hand_to_bot(table: Table, *, index: int, level: str, at: datetime) -> Change
     return replace(change, seat_moves={index: None})
 
 
+ONLY_PERSON = "you are the only person at this table: nobody could take the host role; close the tab instead"
+
+
+def leave(table: Table, *, index: int, at: datetime, away: Mapping[int, datetime]) -> Change:
+    """The person at ``index`` leaves the table (any status): a bot plays their seat from now on, under their
+    name, and their tabs watch (they may take the seat back without asking, as after ``hand_to_bot``). The
+    host's role passes at once, in the same write, to the person who would take it were the host gone
+    (``schedule.host_successor``; anyone else when nobody else is present). The only person at a table
+    cannot leave it: a table of bots would have nobody to start a game or answer a request."""
+    old = _seat_index(table, index)
+    if old.is_bot:
+        raise Refusal("not_allowed", f"seat {index} is a bot's already")
+    host = table.host_seat
+    if index == host:
+        successor = host_successor(table, away)
+        if successor is None:
+            others = [s for s in table.seats if not s.is_bot and s.index != index]
+            if not others:
+                raise Refusal("not_allowed", ONLY_PERSON)
+            successor = others[0].index
+        host = successor
+    returns_to = None if _holds(old, table.host_returns_to) else table.host_returns_to
+    seat = Seat(index, old.name, True, AUTO_LEVEL, former_token_hash=old.token_hash)
+    change = _next(
+        table,
+        ReplaceSeat(seat),
+        at,
+        seats=_with_seat(table, seat),
+        host_seat=host,
+        host_returns_to=returns_to,
+    )
+    return replace(change, seat_moves={index: None})
+
+
 def remove_seat(table: Table, *, index: int, at: datetime) -> Change:
     _expect(table, "remove a seat", RoomStatus.LOBBY)
     seat = _seat_index(table, index)
@@ -340,6 +376,22 @@ def reopen(table: Table, *, at: datetime) -> Change:
     _expect(table, "change the table for the next game", RoomStatus.FINISHED)
     assert RoomStatus.LOBBY in TRANSITIONS[table.status]
     return _next(table, Reopen(), at, status=RoomStatus.LOBBY, pause=NO_PAUSE)
+
+
+def end_game(table: Table, *, at: datetime) -> Change:
+    """The host ends the game being played, for everyone: it is recorded as ended, not won (no totals, no
+    winners, left out of the standings), and the table goes back to the lobby with the same seats and rules
+    (``Table.game_ended``). Approved hand-overs pass now, as at a game's end; pending requests stay for the
+    host to answer in the lobby."""
+    _expect(table, "end the game", RoomStatus.PLAYING)
+    if table.game is None or table.game_id is None:
+        raise Refusal("game_not_started", "the game has not started yet")
+    assert RoomStatus.LOBBY in TRANSITIONS[table.status]
+    lobby = replace(table, status=RoomStatus.LOBBY)
+    handed = settle_claims(lobby, lobby.seats)
+    seats = tuple(next((h for h in handed if h.index == s.index), s) for s in table.seats)
+    write = EndGame(table.game_id, handed)
+    return _next(table, write, at, status=RoomStatus.LOBBY, seats=seats, pause=NO_PAUSE)
 
 
 def with_game_id(change: Change, game_id: int) -> Change:

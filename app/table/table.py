@@ -38,7 +38,7 @@ class RoomStatus(StrEnum):
 
 TRANSITIONS: dict[RoomStatus, frozenset[RoomStatus]] = {
     RoomStatus.LOBBY: frozenset({RoomStatus.PLAYING}),
-    RoomStatus.PLAYING: frozenset({RoomStatus.FINISHED}),
+    RoomStatus.PLAYING: frozenset({RoomStatus.FINISHED, RoomStatus.LOBBY}),  # the lobby: the host ended it
     RoomStatus.FINISHED: frozenset({RoomStatus.PLAYING, RoomStatus.LOBBY}),
 }
 
@@ -104,6 +104,12 @@ class Table:
         if self.status is not RoomStatus.PLAYING or self.game is None or self.game.is_over:
             return None
         return self.game
+
+    @property
+    def game_ended(self) -> bool:
+        """The table's last game was ended by the host before it was over (``commands.end_game``): the table
+        is back in the lobby with that game unfinished. A game played to its end is over instead."""
+        return self.status is RoomStatus.LOBBY and self.game is not None and not self.game.is_over
 
     def holder(self, token_hash: str) -> Seat | None:
         """The seat this token plays, if any (a token never holds two seats of one table)."""

@@ -47,6 +47,8 @@ GOOD = [
     {"type": "continue"},
     {"type": "rematch"},
     {"type": "reopen"},
+    {"type": "leave"},
+    {"type": "end_game"},
     {"type": "ready"},
     {"type": "practice", "on": True},
     {"type": "hint"},
