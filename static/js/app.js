@@ -172,6 +172,10 @@ const actions = {
   send(message) {
     ctx.socket?.send(message);
   },
+  leave() { // the seat goes to a bot; the welcome that follows says we watch
+    ctx.leaving = true;
+    ctx.socket?.send({ type: 'leave' });
+  },
   askSeat(seat) {
     ctx.asking = seat;
     render();
@@ -228,6 +232,9 @@ function connect(token) {
     },
     onWelcome(msg) {
       if (msg.seat !== null && ctx.requestedSeat !== null && ctx.seat === null) toast(t('request_granted'));
+      ctx.justLeft = msg.seat === null && ctx.leaving; // said with the host's change the next state brings
+      if (ctx.justLeft) toast(t('you_left'));
+      ctx.leaving = false;
       ctx.seat = msg.seat;
       ctx.isHost = !!msg.you_are_host;
       ctx.requestedSeat = msg.seat === null ? msg.requested_seat ?? ctx.requestedSeat : null;
@@ -269,6 +276,11 @@ function connect(token) {
       ctx.hint = null; // a hint is for the hand it was asked about
       ctx.selected = null; // so is a card picked to be confirmed
       noticeHost(msg.room);
+      // Only the host ending it takes a game being played back to the lobby.
+      if (ctx.room?.status === 'playing' && msg.room.status === 'lobby') {
+        toast(ctx.isHost ? t('game_ended_you') : t('game_ended', { name: nameOf(msg.room.seats, msg.room.host_seat) }));
+        ctx.overlay = null;
+      }
       ctx.room = msg.room;
       ctx.game = msg.game;
       noticeRequestGone();
@@ -358,7 +370,9 @@ function noticeHost(room) {
   const before = ctx.room ? nameOf(ctx.room.seats, ctx.room.host_seat) : null;
   ctx.isHost = ctx.seat !== null && room.host_seat === ctx.seat;
   const after = nameOf(room.seats, room.host_seat);
-  if (before !== null && before !== after) toast(ctx.isHost ? t('now_host_you') : t('now_host', { name: after }));
+  const left = ctx.justLeft ? `${t('you_left')} ` : '';
+  ctx.justLeft = false;
+  if (before !== null && before !== after) toast(ctx.isHost ? t('now_host_you') : left + t('now_host', { name: after }));
 }
 
 /** Take in the pause as the room now says it is; one that just ended closes the results by itself. */

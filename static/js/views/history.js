@@ -59,11 +59,13 @@ function pager(pageData, testid, onOffset) {
 function gameRow(game, actions) {
   const winners = new Set(game.winners);
   const finished = game.status === 'finished';
+  const ended = game.status === 'ended'; // by the host, before it was over: no winners, no replay
   const replayPath = `/r/${game.room}/replay/${game.id}`;
-  return h('li.game-row', { 'data-testid': `game-${game.id}`, class: finished ? 'finished' : 'playing' },
+  return h('li.game-row', { 'data-testid': `game-${game.id}`, class: finished || ended ? 'finished' : 'playing' },
     h('div.game-head', {},
       h('span.game-no', {}, t('game_n', { n: game.number })),
-      h('span.tag', { class: finished ? '' : 'gold' }, t(finished ? 'status_finished' : 'status_playing')),
+      h('span.tag', { class: finished || ended ? '' : 'gold', 'data-testid': `status-${game.id}` },
+        t(finished ? 'status_finished' : ended ? 'status_ended' : 'status_playing')),
       h('span.spacer'),
       h('time.game-date', { datetime: game.created_at }, formatDate(game.finished_at ?? game.created_at))),
     h('ul.game-players', {}, game.players.map((p) => h('li', { class: winners.has(p.seat) ? 'won' : '' },
@@ -79,7 +81,7 @@ function gameRow(game, actions) {
           href: replayPath, 'data-testid': `replay-${game.id}`,
           onclick: (e) => { e.preventDefault(); actions.navigate(replayPath); },
         }, '▶ ', t('watch_replay'))
-        : h('span.hint', {}, t('replay_after'))));
+        : ended ? null : h('span.hint', {}, t('replay_after'))));
 }
 
 function leaderboardTable(board, actions) {

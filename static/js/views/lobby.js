@@ -8,6 +8,7 @@ import { askPanel, seatRequestControls } from './seatask.js';
 import { shareBox } from './share.js';
 import { confirmDialog } from './confirm.js';
 import { makeHostButton } from './host.js';
+import { leaveButton } from './leave.js';
 import { botIcon, displayName, historyLink, nameLabel } from './widgets.js';
 import { standingsLink } from './standings-links.js';
 
@@ -134,6 +135,7 @@ export function renderLobby(container, ctx, actions) {
       status,
       readyLine,
       hostControls,
+      leaveButton(ctx, actions),
       h('div.inline', {}, historyLink(room.code, actions), standingsLink(actions))),
     shareBox(actions.shareUrl(room.code), actions.toast),
     rules));

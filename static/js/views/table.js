@@ -7,6 +7,7 @@ import { confirmDiscardsOn, groupingOn, setConfirmDiscards, setGrouping } from '
 import { fitHand, mountHand, sortHand } from './hand.js';
 import { optionRows } from './options.js';
 import { gameOverPanel, hostBox } from './host.js';
+import { tableActions } from './leave.js';
 import { askPanel, seatRequestControls } from './seatask.js';
 import { botIcon, meldGroups, nameLabel, piles, seatName as nameAmong, winnersLine } from './widgets.js';
 
@@ -299,7 +300,7 @@ class Region {
   }
 }
 
-const REGIONS = ['players', 'ask', 'roundBar', 'banner', 'away', 'laidDown', 'felt', 'hand', 'spectators', 'host', 'rules'];
+const REGIONS = ['players', 'ask', 'roundBar', 'banner', 'away', 'laidDown', 'felt', 'hand', 'spectators', 'host', 'leave', 'rules'];
 
 /** The melds of the player who went out, on the table for everyone during the final turns (RULES.md). */
 function laidDown(ctx) {
@@ -374,6 +375,9 @@ function renderTable(container, ctx, actions, timer, parts) {
     });
   if (drawn) panel?.mountHand();
   parts.host.update(key(ctx.isHost, room.host_seat, room.seats.map((s) => [s.seat, s.name, s.bot])), () => hostBox(ctx, actions));
+  parts.leave.update(
+    key(ctx.seat, ctx.isHost, room.status, game.phase === 'game_over', room.seats.map((s) => [s.seat, s.bot])),
+    () => tableActions(ctx, actions));
   // The house rules in force, read-only, folded away under the table.
   parts.rules.update(key(game.options), () => h('details.rules-box.rules-in-play', { 'data-testid': 'rules-in-play' },
     h('summary', {}, t('rules_in_play')),

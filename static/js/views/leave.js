@@ -1,0 +1,46 @@
+// Leaving the table and ending the game, each asked first in the page: a seated person leaves (a bot plays
+// their seat from then on, under their name; they watch), and the host ends the game being played for
+// everyone (recorded as ended, not won: nobody's standings change).
+import { h } from '../dom.js';
+import { t } from '../i18n.js';
+import { confirmDialog } from './confirm.js';
+
+/** "Leave table", for a seated person; the host is told the role passes on. Not for the only person at the
+ * table (the server refuses it: nobody could take over as host; closing the tab is leaving enough). */
+export function leaveButton(ctx, actions) {
+  if (ctx.seat === null || !ctx.room.seats.some((s) => !s.bot && s.seat !== ctx.seat)) return null;
+  return h('button.secondary.small.leave-table', {
+    type: 'button', 'data-testid': 'leave-table', 'data-key': 'leave-table',
+    onclick: async () => {
+      const sure = await confirmDialog({
+        title: t('leave_title'),
+        message: ctx.isHost ? `${t('leave_text')} ${t('leave_host_text')}` : t('leave_text'),
+        confirm: t('leave_table'), danger: true, testid: 'confirm-leave',
+      });
+      if (sure) actions.leave();
+    },
+  }, t('leave_table'));
+}
+
+/** "End game", for the host while a game is played. */
+export function endGameButton(ctx, actions) {
+  if (!ctx.isHost || ctx.room.status !== 'playing' || ctx.game?.phase === 'game_over') return null;
+  return h('button.secondary.small.end-game', {
+    type: 'button', 'data-testid': 'end-game', 'data-key': 'end-game',
+    onclick: async () => {
+      const sure = await confirmDialog({
+        title: t('end_game_title'), message: t('end_game_text'),
+        confirm: t('end_game'), danger: true, testid: 'confirm-end',
+      });
+      if (sure) actions.send({ type: 'end_game' });
+    },
+  }, t('end_game'));
+}
+
+/** Under the table: the two, in one quiet row (nothing for a spectator). */
+export function tableActions(ctx, actions) {
+  const leave = leaveButton(ctx, actions);
+  const end = endGameButton(ctx, actions);
+  if (!leave && !end) return null;
+  return h('div.row.table-actions', { 'data-testid': 'table-actions' }, end, leave);
+}
