@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from app.engine import Discard, Draw
-from app.store import Store, run_migrations
+from app.store import Store, VersionConflict, run_migrations
 from app.store.models import Base
 from app.table import Change, FinalTotal, Reopen, RoomStatus, RoundScore, Table, Write, commands
 from app.table.commands import new_table
@@ -96,7 +96,38 @@ async def test_every_kind_of_write_commits(any_store: Store) -> None:
     )
     loaded = await store.load_table(table.code)
     assert loaded is not None and loaded.table.status is RoomStatus.LOBBY
+    table = await commit(commands.start_game(table, seed=4, public_id="kind0004", at=NOW))
+    table = await commit(commands.end_game(table, at=NOW))  # EndGame
+    loaded = await store.load_table(table.code)
+    assert loaded is not None and loaded.table.status is RoomStatus.LOBBY and loaded.table.game_ended
     assert committed == set(typing.get_args(Write))
+
+
+async def test_a_host_who_leaves_and_a_game_ended_early_are_stored(any_store: Store) -> None:
+    """The host's leaving moves the host role in the same write; a game the host ended is stored as ended,
+    with its end time, and enters nobody's standings."""
+    store = any_store
+    table = new_table(
+        code="LEAV2345", host="Sara", token_hash="a" * 64, bots=["easy"], seat_count=3, options={}, now=NOW
+    )
+    await store.create_room(table, now=NOW)
+    table = await _commit(store, commands.seat_person(table, name="Omid", token_hash="b" * 64, at=NOW))
+    table = await _commit(store, commands.start_game(table, seed=3, public_id="leav0003", at=NOW))
+    table = await _commit(store, commands.leave(table, index=0, at=NOW, away={}))
+    loaded = await store.load_table(table.code)
+    assert loaded is not None and loaded.table.host_seat == 2 and loaded.table.seats == table.seats
+    assert loaded.table.seats[0].is_bot and loaded.table.seats[0].former_token_hash == "a" * 64
+    table = await _commit(store, commands.end_game(table, at=NOW))
+    async with store.engine.connect() as conn:
+        status, finished = (
+            await conn.execute(text("SELECT status, finished_at FROM games WHERE public_id = 'leav0003'"))
+        ).one()
+        standings = (await conn.execute(text("SELECT count(*) FROM player_standings"))).scalar_one()
+    assert status == "ended" and finished is not None and standings == 0
+    with pytest.raises(VersionConflict):  # a second end of the same game (another writer) is refused
+        stale = replace(table, status=RoomStatus.PLAYING)
+        await store.commit(commands.end_game(stale, at=NOW))
+    assert await store.version_of(table.code) == table.version  # and nothing of it was written
 
 
 async def test_every_path_stores_a_move_as_the_orm_does(any_store: Store) -> None:
