@@ -1,0 +1,108 @@
+"""The deployment suite runs only when asked for (DEPLOY_TESTS=1, as .ci/run sets): it builds images and
+runs containers for minutes. Asked for, a missing podman or podman-compose fails it; DEPLOY_FULL=1 adds
+the https and scale profiles."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.deploy.stack import BASE_IMAGES, Stack, containers_conf, need
+
+
+def deploy_asked() -> bool:
+    return os.environ.get("DEPLOY_TESTS", "") in ("1", "true", "yes")
+
+
+def full_asked() -> bool:
+    return os.environ.get("DEPLOY_FULL", "") in ("1", "true", "yes")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "deploy" not in item.keywords:
+            continue
+        if not deploy_asked():
+            item.add_marker(
+                pytest.mark.skip(reason="the deployment suite runs with DEPLOY_TESTS=1 (.ci/run)")
+            )
+        elif "deploy_full" in item.keywords and not full_asked():
+            item.add_marker(pytest.mark.skip(reason="the https and scale profiles run with DEPLOY_FULL=1"))
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """The repository copied as a clone, its base images built (or found up to date), `.env` made from
+    `.env.example` as the README says; torn down (volumes too) at the end."""
+    need("podman")
+    compose = need("podman-compose")
+    need("mmdebstrap")
+    home = tmp_path_factory.mktemp("deploy")
+    conf = containers_conf(home / "containers.conf")
+    env = {"CONTAINERS_CONF": str(conf), "PODMAN_COMPOSE": compose}
+    start = time.monotonic()
+    built = subprocess.run(
+        ["bash", str(BASE_IMAGES)], env={**os.environ, **env}, capture_output=True, text=True
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    print(f"\nbase images: {time.monotonic() - start:.0f} s\n{built.stdout}")
+    stack = Stack(home, env)
+    stack.copy_repository()
+    stack.down()  # a project left over by an interrupted run
+    stack.ports = {"APP_PORT": free_port(), "HTTP_PORT": free_port(), "HTTPS_PORT": free_port()}
+    # Step 2 of the README: copy the example settings, then edit them.
+    stack.shell(readme_command_of_configure())
+    edit_env(
+        stack.dir / ".env",
+        POSTGRES_PASSWORD=secrets.token_urlsafe(24),
+        APP_PORT=str(stack.ports["APP_PORT"]),
+        PUBLIC_BASE_URL=f"http://localhost:{stack.ports['APP_PORT']}",
+        DOMAIN="localhost",
+        HTTP_PORT=str(stack.ports["HTTP_PORT"]),
+        HTTPS_PORT=str(stack.ports["HTTPS_PORT"]),
+        BOT_DELAY_MS="0",
+        ROUND_BREAK_SECONDS="0",
+    )
+    try:
+        yield stack
+    finally:
+        log = home / "commands.log"
+        if log.exists():
+            print(f"deployment commands and their output: {log}")
+        stack.down()
+
+
+def readme_command_of_configure() -> str:
+    """README step 2 without the editor (the test edits the file itself, as a person would)."""
+    from tests.deploy.stack import readme_command
+
+    command = readme_command("cp .env.example .env")
+    assert command == 'cp .env.example .env && "${EDITOR:-nano}" .env', command
+    return "cp .env.example .env"
+
+
+def edit_env(path: Path, **values: str) -> None:
+    """Set ``values`` in an env file: a line ``NAME=…`` (commented out or not) is replaced, else added."""
+    lines = path.read_text().splitlines()
+    for name, value in values.items():
+        for i, line in enumerate(lines):
+            if line.lstrip("# ").startswith(f"{name}="):
+                lines[i] = f"{name}={value}"
+                break
+        else:
+            lines.append(f"{name}={value}")
+    path.write_text("\n".join(lines) + "\n")
