@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,28 +38,38 @@ class Game:
     async def play(self, moves: int) -> None:
         """``moves`` moves by whoever's turn it is (both seats are people here), each acknowledged."""
         for _ in range(moves):
-            version = self.latest()["version"]
-            for client in self.clients.values():
-                await client.wait_version(version, timeout=15)
-            turn = self.latest()["game"]["turn"]
-            client = self.clients[turn]
-            assert client.state is not None
-            view = client.state["game"]
-            legal = view["legal"]
-            if "draw_stock" in legal:
-                action = {"type": "draw", "source": "stock"}
-            elif "draw_discard" in legal:
-                action = {"type": "draw", "source": "discard"}
-            else:
-                assert "discard" in legal, view
-                card = next(c for c in view["hand"] if c != view["drawn"])
-                action = {"type": "discard", "card": card}
-            answer = await client.act(action, version=version)
+            for _attempt in range(50):
+                answer, version = await self._move()
+                if answer["type"] == "ack":
+                    break
+                # The table moved on (a presence change) before this socket heard of it: look again.
+                assert answer["code"] == "stale_version", answer
+                await asyncio.sleep(0.1)
             assert answer["type"] == "ack", answer
             assert answer["version"] == version + 1, answer
             self.acked.append(answer["version"])
         for client in self.clients.values():
             await client.wait_version(self.acked[-1], timeout=15)
+
+    async def _move(self) -> tuple[dict[str, Any], int]:
+        """The move the seat to play would make now, sent; its answer and the version it was made at."""
+        version = self.latest()["version"]
+        for client in self.clients.values():
+            await client.wait_version(version, timeout=15)
+        turn = self.latest()["game"]["turn"]
+        client = self.clients[turn]
+        assert client.state is not None
+        view = client.state["game"]
+        legal = view["legal"]
+        if "draw_stock" in legal:
+            action = {"type": "draw", "source": "stock"}
+        elif "draw_discard" in legal:
+            action = {"type": "draw", "source": "discard"}
+        else:
+            assert "discard" in legal, view
+            card = next(c for c in view["hand"] if c != view["drawn"])
+            action = {"type": "discard", "card": card}
+        return await client.act(action, version=version), version
 
     def public_state(self, base: str | None = None, **kwargs: Any) -> dict[str, Any]:
         """What a spectator sees now (GET /api/rooms/{code}/state)."""

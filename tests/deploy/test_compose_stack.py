@@ -10,10 +10,11 @@ scale profile (3 replicas behind Caddy with Redis, one killed mid-game).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import ssl
 import time
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -46,10 +47,17 @@ def game() -> Game:
     return shared["game"]
 
 
-async def reconnect(game: Game, base_url: str | None = None) -> None:
-    await game.close()
-    for seat in game.tokens:
-        await game.connect(seat, base_url)
+@contextlib.asynccontextmanager
+async def seated(game: Game, **bases: tuple[str, dict[str, Any]]) -> AsyncIterator[Game]:
+    """Both seats on sockets for one step (each step has its own event loop), closed at its end;
+    ``seat0=(base, kwargs)`` puts a seat's socket elsewhere than the published port."""
+    try:
+        for seat in game.tokens:
+            where, kwargs = bases.get(f"seat{seat}", (None, {}))
+            await game.connect(seat, where, **kwargs)
+        yield game
+    finally:
+        await game.close()
 
 
 def test_up_brings_both_services_up_healthy_and_serving(stack: Stack) -> None:
@@ -70,20 +78,23 @@ def test_up_brings_both_services_up_healthy_and_serving(stack: Stack) -> None:
 
 async def test_a_game_is_played_over_a_websocket_through_the_published_port(stack: Stack) -> None:
     played = await new_game(base(stack))
-    await played.play(6)
+    try:
+        await played.play(6)
+    finally:
+        await played.close()
     assert played.public_state()["game"]["moves"] == 6
     shared["game"] = played
 
 
 async def test_restarting_the_app_keeps_the_game_and_its_moves(stack: Stack) -> None:
     played = game()
-    version = played.latest()["version"]
+    before = played.public_state()
     stack.shell("docker compose restart app", timeout=300)
     stack.healthy("app")
     after = played.public_state()
-    assert after["version"] == version and after["game"]["moves"] == 6
-    await reconnect(played)
-    await played.play(2)
+    assert after["version"] == before["version"] and after["game"]["moves"] == 6
+    async with seated(played):
+        await played.play(2)
     assert played.public_state()["game"]["moves"] == 8
 
 
@@ -93,24 +104,23 @@ async def test_the_readme_backup_makes_a_dump_and_its_restore_brings_the_table_b
     stack.shell(readme_command("pg_dump"), timeout=300)
     dumps = list(stack.dir.glob("backup-*.dump"))
     assert len(dumps) == 1 and dumps[0].read_bytes().startswith(b"PGDMP"), dumps
-    await played.play(3)  # moves after the backup: the restore takes the table back to before them
+    async with seated(played):
+        await played.play(3)  # moves after the backup: the restore takes the table back to before them
     assert played.public_state()["version"] == at_backup["version"] + 3
-    await played.close()
     dumps[0].rename(stack.dir / "backup.dump")  # the README restores "backup.dump"
     stack.shell(readme_command("pg_restore"), timeout=300)
     stack.healthy("app")
     restored = played.public_state()
     assert restored["version"] == at_backup["version"]
     assert restored["game"]["moves"] == at_backup["game"]["moves"]
-    await reconnect(played)
-    assert played.latest()["version"] == at_backup["version"]
-    await played.play(2)
+    async with seated(played):
+        assert played.latest()["version"] == at_backup["version"]
+        await played.play(2)
 
 
 async def test_an_upgrade_serves_the_new_code_with_the_game_intact(stack: Stack) -> None:
     played = game()
     before = played.public_state()
-    await played.close()
     marker = secrets.token_hex(8)
     (stack.dir / "static" / "upgrade-check.txt").write_text(marker)  # the new release's code
     command = readme_command("docker compose up -d --build")
@@ -120,8 +130,8 @@ async def test_an_upgrade_serves_the_new_code_with_the_game_intact(stack: Stack)
     new = wait_answers(base(stack) + "/static/upgrade-check.txt")
     assert new.text == marker, "the upgraded container serves the new code"
     assert played.public_state()["version"] == before["version"]
-    await reconnect(played)
-    await played.play(2)
+    async with seated(played):
+        await played.play(2)
 
 
 @pytest.mark.deploy_full
@@ -141,16 +151,16 @@ async def test_the_https_profile_answers_over_tls_with_caddy_in_front(stack: Sta
         assert time.monotonic() < deadline, stack.logs(caddy)
         time.sleep(0.5)
     root.write_text(done.stdout)
-    ready = wait_answers(https + "/readyz", verify=str(root))
+    tls = ssl.create_default_context(cafile=str(root))
+    ready = wait_answers(https + "/readyz", verify=tls)
     assert ready.http_version in ("HTTP/1.1", "HTTP/2")
     redirect = httpx.get(f"http://localhost:{stack.ports['HTTP_PORT']}/readyz", timeout=10)
     assert redirect.status_code == 308 and redirect.headers["location"].startswith("https://localhost")
     played = game()
-    assert played.public_state(https, verify=str(root))["game"]["moves"] == played.latest()["game"]["moves"]
-    await played.close()
-    await played.connect(0, https, ssl=ssl.create_default_context(cafile=str(root)))  # wss through Caddy
-    await played.connect(1)
-    await played.play(2)
+    through_caddy, direct = played.public_state(https, verify=tls), played.public_state()
+    assert (through_caddy["version"], through_caddy["game"]) == (direct["version"], direct["game"])
+    async with seated(played, seat0=(https, {"ssl": tls})):  # seat 0 through Caddy (wss), seat 1 direct
+        await played.play(2)
     shared["caddy_root"] = root
 
 
@@ -160,7 +170,6 @@ async def test_three_replicas_behind_caddy_keep_a_game_when_one_is_killed(stack:
     sockets sit on two different replicas; the replica of seat 0 is killed mid-game; seat 0 comes back
     through Caddy and the game goes on with every acknowledged move."""
     played = game()
-    await played.close()
     command = readme_command("--scale app=3")
     stack.shell(command.replace("\\\n", " "), timeout=900)
     stack.healthy("redis")
@@ -170,22 +179,27 @@ async def test_three_replicas_behind_caddy_keep_a_game_when_one_is_killed(stack:
     for replica in replicas:
         ports = stack.podman("port", replica, check=False).stdout.strip()
         assert not ports, f"{replica} publishes {ports}: Caddy must be the only entry"
-    root = shared.get("caddy_root") or Path()
+        shared_redis = stack.podman("exec", replica, "printenv", "REDIS_URL").stdout.strip()
+        assert shared_redis == "redis://redis:6379/0", replica
+    if "caddy_root" not in shared:
+        pytest.fail("Caddy's root certificate is missing (the https step failed)")
+    tls = ssl.create_default_context(cafile=str(shared["caddy_root"]))
     https = f"https://localhost:{stack.ports['HTTPS_PORT']}"
-    wait_answers(https + "/readyz", verify=str(root))
+    wait_answers(https + "/readyz", verify=tls)
     direct = {seat: f"http://{stack.address(replicas[seat])}:8000" for seat in (0, 1)}
-    for seat in (0, 1):
-        await played.connect(seat, direct[seat])  # seat 0 on replica 0, seat 1 on replica 1
-    moves = played.public_state(https, verify=str(root))["game"]["moves"]
-    await played.play(4)
-    stack.podman("kill", replicas[0])
-    seat0 = played.clients[0]
-    await asyncio.wait_for(seat0.closed.wait(), 30)
-    await seat0.close()
-    del played.clients[0]
-    # Back through Caddy, which leaves the dead replica out.
-    await played.connect(0, https, ssl=ssl.create_default_context(cafile=str(root)))
-    await played.play(4)
-    state = played.public_state(https, verify=str(root))
+    moves = played.public_state(https, verify=tls)["game"]["moves"]
+    try:
+        for seat in (0, 1):
+            await played.connect(seat, direct[seat])  # seat 0 on replica 0, seat 1 on replica 1
+        await played.play(4)
+        stack.podman("kill", replicas[0])
+        seat0 = played.clients.pop(0)
+        await asyncio.wait_for(seat0.closed.wait(), 30)
+        await seat0.close()
+        await played.connect(0, https, ssl=tls)  # back through Caddy, which leaves the dead replica out
+        await played.play(4)
+    finally:
+        await played.close()
+    state = played.public_state(https, verify=tls)
     assert state["game"]["moves"] == moves + 8, "every acknowledged move is kept"
     assert state["version"] == played.acked[-1]
