@@ -50,6 +50,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     `.env.example` as the README says; torn down (volumes too) at the end."""
     need("podman")
     compose = need("podman-compose")
+    if os.geteuid() != 0:
+        pytest.fail("the deployment suite runs podman as root (its networks, published ports and limits)")
     need("mmdebstrap")
     home = tmp_path_factory.mktemp("deploy")
     conf = containers_conf(home / "containers.conf")

@@ -74,11 +74,16 @@ class Stack:
         return self.home / PROJECT
 
     def copy_repository(self) -> None:
-        """The repository's files as a clone has them (tracked and new, not ignored ones)."""
-        files = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
-        ).stdout.split(b"\0")
-        for name in filter(None, files):
+        """The repository's files as a clone has them (tracked and new, not ignored ones; without git, all
+        but the usual local leftovers)."""
+        listed = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=False
+        )
+        if listed.returncode != 0:
+            leftovers = shutil.ignore_patterns(".git", ".venv", "data", "__pycache__", ".env", "*.dump")
+            shutil.copytree(ROOT, self.dir, ignore=leftovers)
+            return
+        for name in filter(None, listed.stdout.split(b"\0")):
             source = ROOT / name.decode()
             if source.is_file():
                 target = self.dir / name.decode()
