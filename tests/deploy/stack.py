@@ -173,7 +173,21 @@ class Stack:
         return done.stdout + done.stderr
 
     def down(self) -> None:
-        self.shell("docker compose --profile https --profile scale down -v -t 5", check=False, timeout=300)
+        """Everything of the project gone, volumes too (compose's own `down` only knows the containers its
+        file names now: scaled replicas and a run cut short leave others)."""
+        files = "-f docker-compose.yml -f docker-compose.scale.yml"
+        self.shell(
+            f"docker compose {files} --profile https --profile scale down -v -t 5", check=False, timeout=300
+        )
+        label = f"label=io.podman.compose.project={PROJECT}"
+        left = self.podman("ps", "-aq", "--filter", label, check=False).stdout.split()
+        if left:
+            self.podman("rm", "-f", "-t", "5", *left, check=False)
+        self.podman("pod", "rm", "-f", f"pod_{PROJECT}", check=False)
+        volumes = self.podman("volume", "ls", "-q", "--filter", label, check=False).stdout.split()
+        if volumes:
+            self.podman("volume", "rm", "-f", *volumes, check=False)
+        self.podman("network", "rm", "-f", f"{PROJECT}_default", check=False)
 
 
 def wait_answers(url: str, timeout: float = 120, **kwargs: object) -> httpx.Response:

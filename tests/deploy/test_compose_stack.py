@@ -69,7 +69,9 @@ def test_up_brings_both_services_up_healthy_and_serving(stack: Stack) -> None:
     print(f"up and healthy in {time.monotonic() - start:.0f} s")
     [app] = stack.containers("app")
     # podman-compose starts the app without waiting for the database's health check: the app waits itself.
-    assert restarts(stack, app) == 0, f"the app exited while the database started:\n{stack.logs(app)}"
+    assert restarts(stack, app) == 0, (
+        f"the app exited while the database started:\n{stack.logs(app, tail=400)}"
+    )
     page = httpx.get(base(stack) + "/", timeout=10)
     assert page.status_code == 200 and "<html" in page.text.lower()
     assert httpx.get(base(stack) + "/readyz", timeout=10).status_code == 200
