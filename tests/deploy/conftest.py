@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.stack import BASE_IMAGES, Stack, containers_conf, need
+from tests.deploy.stack import BASE_IMAGES, PROJECT, Stack, containers_conf, need
 
 
 def deploy_asked() -> bool:
@@ -65,6 +65,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     stack = Stack(home, env)
     stack.copy_repository()
     stack.down()  # a project left over by an interrupted run
+    # The app's image of an earlier run (`up -d` builds only when it is missing) must not stand in for
+    # this code: untagged, it still serves the build as a cache.
+    stack.podman("untag", f"localhost/{PROJECT}_app", check=False)
     stack.ports = {"APP_PORT": free_port(), "HTTP_PORT": free_port(), "HTTPS_PORT": free_port()}
     # Step 2 of the README: copy the example settings, then edit them.
     stack.shell(readme_command_of_configure())
