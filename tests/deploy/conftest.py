@@ -89,6 +89,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         if log.exists():
             print(f"deployment commands and their output: {log}")
         stack.down()
+        # Each run's builds leave untagged layers (this run's are the next one's cache): older ones go.
+        stack.podman("image", "prune", "-f", "--filter", "until=72h", check=False)
 
 
 def readme_command_of_configure() -> str:
