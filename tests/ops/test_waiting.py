@@ -108,7 +108,12 @@ async def run_app(args: list[str], env: dict[str, str], timeout: float = 60) -> 
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
-    out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+    finally:
+        if proc.returncode is None:  # it did not exit by itself: no process is left behind
+            proc.kill()
+            await proc.wait()
     lines = [json.loads(line) for line in out.decode().splitlines() if line.startswith("{")]
     assert proc.returncode is not None
     return proc.returncode, lines
@@ -190,12 +195,17 @@ async def test_a_database_that_comes_up_during_the_wait_is_used(pg_url: str) -> 
     )
     assert proc.stdout is not None
     seen: list[str] = []
-    while len([m for m in seen if m.startswith("waiting for the database")]) < 2:  # it is waiting
-        line = await asyncio.wait_for(proc.stdout.readline(), 30)
-        assert line, f"the process ended: {seen}"
-        seen.append(json.loads(line)["message"])
-    async with forwarder(port, real.host or "127.0.0.1", real.port or 5432):
-        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    try:
+        while len([m for m in seen if m.startswith("waiting for the database")]) < 2:  # it is waiting
+            line = await asyncio.wait_for(proc.stdout.readline(), 30)
+            assert line, f"the process ended: {seen}"
+            seen.append(json.loads(line)["message"])
+        async with forwarder(port, real.host or "127.0.0.1", real.port or 5432):
+            out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
     assert proc.returncode == 0, out.decode()
     assert any("answered after" in json.loads(line)["message"] for line in out.decode().splitlines())
     engine = make_engine(pg_url)
