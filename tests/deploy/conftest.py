@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,7 +47,7 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+def stack() -> Iterator[Stack]:
     """The repository copied as a clone, its base images built (or found up to date), `.env` made from
     `.env.example` as the README says; torn down (volumes too) at the end."""
     need("podman")
@@ -53,7 +55,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     if os.geteuid() != 0:
         pytest.fail("the deployment suite runs podman as root (its networks, published ports and limits)")
     need("mmdebstrap")
-    home = tmp_path_factory.mktemp("deploy")
+    # Not under pytest's temporary folders: other pytest runs on the machine prune old ones, and the
+    # project's folder must outlive every step.
+    home = Path(tempfile.mkdtemp(prefix="three-thirteen-deploy-"))
     conf = containers_conf(home / "containers.conf")
     env = {"CONTAINERS_CONF": str(conf), "PODMAN_COMPOSE": compose}
     start = time.monotonic()
@@ -85,10 +89,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     try:
         yield stack
     finally:
-        log = home / "commands.log"
-        if log.exists():
-            print(f"deployment commands and their output: {log}")
+        stack.save_logs()
         stack.down()
+        shutil.rmtree(stack.dir, ignore_errors=True)  # the copy; the logs stay
+        print(f"deployment commands, their output and the containers' logs: {home}/commands.log")
         # Each run's builds leave untagged layers (this run's are the next one's cache): older ones go.
         stack.podman("image", "prune", "-f", "--filter", "until=72h", check=False)
 

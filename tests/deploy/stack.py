@@ -172,6 +172,19 @@ class Stack:
         done = self.podman("logs", "--tail", str(tail), container, check=False)
         return done.stdout + done.stderr
 
+    def save_logs(self) -> None:
+        """Every container's state and log, appended to commands.log (for a failed run)."""
+        label = f"label=io.podman.compose.project={PROJECT}"
+        names = self.podman(
+            "ps", "-a", "--filter", label, "--format", "{{.Names}}", check=False
+        ).stdout.split()
+        with (self.home / "commands.log").open("a") as log:
+            for name in names:
+                state = self.podman(
+                    "inspect", "--format", "{{.State.Status}} restarts={{.RestartCount}}", name, check=False
+                )
+                log.write(f"# container {name}: {state.stdout.strip()}\n{self.logs(name, tail=300)}\n")
+
     def down(self) -> None:
         """Everything of the project gone, volumes too (compose's own `down` only knows the containers its
         file names now: scaled replicas and a run cut short leave others)."""
