@@ -15,15 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.stack import BASE_IMAGES, PROJECT, Stack, containers_conf, need
-
-
-def deploy_asked() -> bool:
-    return os.environ.get("DEPLOY_TESTS", "") in ("1", "true", "yes")
-
-
-def full_asked() -> bool:
-    return os.environ.get("DEPLOY_FULL", "") in ("1", "true", "yes")
+from tests.deploy.stack import BASE_IMAGES, PROJECT, Stack, containers_conf, deploy_asked, need
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -34,8 +26,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(
                 pytest.mark.skip(reason="the deployment suite runs with DEPLOY_TESTS=1 (.ci/run)")
             )
-        elif "deploy_full" in item.keywords and not full_asked():
-            item.add_marker(pytest.mark.skip(reason="the https and scale profiles run with DEPLOY_FULL=1"))
 
 
 def free_port() -> int:

@@ -27,6 +27,14 @@ PROJECT = "three-thirteen"  # the directory's name: compose's project name, as i
 MAX_PROCESSES = 32768
 
 
+def deploy_asked() -> bool:
+    return os.environ.get("DEPLOY_TESTS", "") in ("1", "true", "yes")
+
+
+def full_asked() -> bool:
+    return os.environ.get("DEPLOY_FULL", "") in ("1", "true", "yes")
+
+
 def need(binary: str) -> str:
     """The path of ``binary`` (from this virtualenv first); fails the test session when it is missing, since
     the deployment suite only runs when asked for (DEPLOY_TESTS=1)."""

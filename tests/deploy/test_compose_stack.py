@@ -4,7 +4,7 @@ tests depend on each other's order (they share the stack and the game).
 
 Default set (DEPLOY_TESTS=1): configure, up, healthy, the page and /readyz, a game over a WebSocket,
 `restart app`, backup and restore, an upgrade. With DEPLOY_FULL=1: the https profile (Caddy, TLS) and the
-scale profile (3 replicas behind Caddy with Redis, one killed mid-game).
+scale profile (3 replicas behind Caddy with Redis, one killed mid-game). The steps run in order in one test.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from typing import Any
 
 import httpx
 import pytest
+import websockets
 
 from tests.deploy.game import Game, new_game
-from tests.deploy.stack import Stack, readme_command, wait_answers
+from tests.deploy.stack import Stack, full_asked, readme_command, wait_answers
 
 pytestmark = [pytest.mark.deploy, pytest.mark.xdist_group("deploy")]
 
@@ -60,7 +61,7 @@ async def seated(game: Game, **bases: tuple[str, dict[str, Any]]) -> AsyncIterat
         await game.close()
 
 
-def test_up_brings_both_services_up_healthy_and_serving(stack: Stack) -> None:
+def step_up_brings_both_services_up_healthy_and_serving(stack: Stack) -> None:
     """README step 3, as written: `up -d`, `ps`, then /readyz answers on the published port."""
     start = time.monotonic()
     stack.shell(on_our_port(stack, readme_command("docker compose ps")), timeout=900)
@@ -78,7 +79,7 @@ def test_up_brings_both_services_up_healthy_and_serving(stack: Stack) -> None:
     assert '"level"' in stack.logs(app), "the container's logs are JSON lines (not a terminal)"
 
 
-async def test_a_game_is_played_over_a_websocket_through_the_published_port(stack: Stack) -> None:
+async def step_a_game_is_played_over_a_websocket_through_the_published_port(stack: Stack) -> None:
     played = await new_game(base(stack))
     try:
         await played.play(6)
@@ -88,7 +89,7 @@ async def test_a_game_is_played_over_a_websocket_through_the_published_port(stac
     shared["game"] = played
 
 
-async def test_restarting_the_app_keeps_the_game_and_its_moves(stack: Stack) -> None:
+async def step_restarting_the_app_keeps_the_game_and_its_moves(stack: Stack) -> None:
     played = game()
     before = played.public_state()
     stack.shell("docker compose restart app", timeout=300)
@@ -100,7 +101,7 @@ async def test_restarting_the_app_keeps_the_game_and_its_moves(stack: Stack) -> 
     assert played.public_state()["game"]["moves"] == 8
 
 
-async def test_the_readme_backup_makes_a_dump_and_its_restore_brings_the_table_back(stack: Stack) -> None:
+async def step_the_readme_backup_makes_a_dump_and_its_restore_brings_the_table_back(stack: Stack) -> None:
     played = game()
     at_backup = played.public_state()
     stack.shell(readme_command("pg_dump"), timeout=300)
@@ -120,7 +121,7 @@ async def test_the_readme_backup_makes_a_dump_and_its_restore_brings_the_table_b
         await played.play(2)
 
 
-async def test_an_upgrade_serves_the_new_code_with_the_game_intact(stack: Stack) -> None:
+async def step_an_upgrade_serves_the_new_code_with_the_game_intact(stack: Stack) -> None:
     played = game()
     before = played.public_state()
     marker = secrets.token_hex(8)
@@ -136,8 +137,7 @@ async def test_an_upgrade_serves_the_new_code_with_the_game_intact(stack: Stack)
         await played.play(2)
 
 
-@pytest.mark.deploy_full
-async def test_the_https_profile_answers_over_tls_with_caddy_in_front(stack: Stack) -> None:
+async def step_the_https_profile_answers_over_tls_with_caddy_in_front(stack: Stack) -> None:
     """README step 4 with DOMAIN=localhost: Caddy's own certificate authority signs it (no real one here)."""
     command = readme_command("--profile https up -d")
     assert command.startswith("DOMAIN=cards.example.org "), command
@@ -166,8 +166,7 @@ async def test_the_https_profile_answers_over_tls_with_caddy_in_front(stack: Sta
     shared["caddy_root"] = root
 
 
-@pytest.mark.deploy_full
-async def test_three_replicas_behind_caddy_keep_a_game_when_one_is_killed(stack: Stack) -> None:
+async def step_three_replicas_behind_caddy_keep_a_game_when_one_is_killed(stack: Stack) -> None:
     """The scale profile as the README writes it: 3 replicas, Redis, Caddy the only entry. The two seats'
     sockets sit on two different replicas; the replica of seat 0 is killed mid-game; seat 0 comes back
     through Caddy and the game goes on with every acknowledged move."""
@@ -198,10 +197,32 @@ async def test_three_replicas_behind_caddy_keep_a_game_when_one_is_killed(stack:
         seat0 = played.clients.pop(0)
         await asyncio.wait_for(seat0.closed.wait(), 30)
         await seat0.close()
-        await played.connect(0, https, ssl=tls)  # back through Caddy, which leaves the dead replica out
+        # Back through Caddy, as a browser reconnects: again until Caddy has left the dead replica out.
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                await played.connect(0, https, ssl=tls, open_timeout=10)
+                break
+            except (OSError, TimeoutError, websockets.WebSocketException):
+                assert time.monotonic() < deadline, "could not reconnect through Caddy"
+                await asyncio.sleep(0.5)
         await played.play(4)
     finally:
         await played.close()
     state = played.public_state(https, verify=tls)
     assert state["game"]["moves"] == moves + 8, "every acknowledged move is kept"
     assert state["version"] == played.acked[-1]
+
+
+async def test_the_readme_hosting_steps_under_podman(stack: Stack) -> None:
+    """The steps in order, in one test (they share the stack and the game; xdist keeps no order between
+    tests). DEPLOY_FULL=1 adds the https and scale profiles."""
+    step_up_brings_both_services_up_healthy_and_serving(stack)
+    await step_a_game_is_played_over_a_websocket_through_the_published_port(stack)
+    await step_restarting_the_app_keeps_the_game_and_its_moves(stack)
+    await step_the_readme_backup_makes_a_dump_and_its_restore_brings_the_table_back(stack)
+    await step_an_upgrade_serves_the_new_code_with_the_game_intact(stack)
+    if not full_asked():
+        return
+    await step_the_https_profile_answers_over_tls_with_caddy_in_front(stack)
+    await step_three_replicas_behind_caddy_keep_a_game_when_one_is_killed(stack)
