@@ -20,6 +20,7 @@ from app.main import create_app
 from app.runtime import tune_gc
 from app.store import upgrade_head
 from app.store.migrate import migrate_in_child
+from app.waiting import wait_or_exit
 
 
 class Server(uvicorn.Server):
@@ -29,6 +30,14 @@ class Server(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
         super().__init__(config)
         self.app = app
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started:
+            settings: Settings = self.app.state.settings
+            logging.getLogger("app").info(
+                "Three Thirteen is ready: open %s in a browser", where_to_open(settings)
+            )
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         for server in self.servers:
@@ -42,6 +51,18 @@ class Server(uvicorn.Server):
 def build_server(settings: Settings) -> Server:
     app = create_app(settings)
     return Server(uvicorn_config(settings, app), app)
+
+
+def where_to_open(settings: Settings) -> str:
+    """The address a person opens: PUBLIC_BASE_URL, else this host and port (localhost for any address)."""
+    if settings.public_base_url.strip():
+        return settings.public_base_url.strip()
+    host = settings.host
+    if host in ("0.0.0.0", "::", ""):
+        host = "localhost"
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{settings.port}"
 
 
 def uvicorn_config(settings: Settings, app: FastAPI) -> uvicorn.Config:
@@ -100,8 +121,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     settings = get_settings()
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, log_format=settings.log_format)
     signal.signal(signal.SIGTERM, _exit_cleanly)
+    wait_or_exit(settings)  # the database (and Redis) may still be starting
     if args.command == "migrate":
         upgrade_head(settings.database_url)
         return

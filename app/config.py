@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 from functools import lru_cache
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
@@ -27,10 +28,15 @@ class Settings(BaseSettings):
     # believed; empty: nobody's (the peer address is the client).
     trusted_proxies: str = ""
     log_level: str = "info"
+    # json: one JSON object per line; text: plain lines for a person; auto: text when stdout is a terminal.
+    log_format: Literal["auto", "json", "text"] = "auto"
     run_migrations: bool = True  # apply `alembic upgrade head` on start
     # Database connections kept open (no overflow: a connection opened and closed per burst costs more
     # than a short wait for one of these; a move holds one for about a millisecond).
     db_pool_size: int = Field(default=10, ge=1, le=200)
+    # At start, how long to wait for the database (and Redis, with REDIS_URL) to answer, trying again with
+    # a growing pause, before giving up with an error (a container may start before its database is up).
+    startup_wait_seconds: float = Field(default=60, ge=0, le=3600)
 
     # Several processes on one PostgreSQL: their shared Redis (pub/sub of table changes, driver leases), e.g.
     # redis://127.0.0.1:6379/0. Empty: one process, nothing else to run.

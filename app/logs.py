@@ -1,4 +1,5 @@
-"""Structured logs: one JSON object per line, with the request id and room code of the current context."""
+"""Logs: one JSON object per line (for machines), or short plain lines at a terminal (for people), with the
+request id and room code of the current context."""
 
 from __future__ import annotations
 
@@ -64,10 +65,51 @@ def _message(record: logging.LogRecord) -> str:
     return record.getMessage()
 
 
-def configure_logging(level: str = "info", stream: Any = None) -> None:
-    """JSON lines on stdout for everything (uvicorn's loggers included), at ``level``."""
-    handler = logging.StreamHandler(stream or sys.stdout)
-    handler.setFormatter(JsonFormatter())
+class TextFormatter(logging.Formatter):
+    """One short line for a person: local time, level, message, then the room and extras as key=value."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        when = datetime.fromtimestamp(record.created).strftime("%H:%M:%S")
+        line = f"{when} {record.levelname.lower():<7} {redact(_message(record))}"
+        extras = [f"room={room}"] if (room := room_code.get()) else []
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_"):
+                extras.append(f"{key}={redact(str(value))}")
+        if extras:
+            line += "  [" + " ".join(extras) + "]"
+        if record.exc_info:
+            line += "\n" + redact(self.formatException(record.exc_info))
+        return line
+
+
+class _DropNoise(logging.Filter):
+    """Alembic's lines that tell an operator nothing: its plugin set-up and the dialect it picked."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == "alembic.runtime.plugins" and record.levelno < logging.WARNING:
+            return False
+        return not (record.name == "alembic.runtime.migration" and str(record.msg).startswith(_NOISE))
+
+
+_NOISE = ("Context impl ", "Will assume ")
+LOG_FORMATS = ("auto", "json", "text")
+
+
+def wants_text(log_format: str, stream: Any) -> bool:
+    """``text`` or ``json`` as asked; ``auto``: plain lines when the stream is a terminal, else JSON."""
+    if log_format == "auto":
+        isatty = getattr(stream, "isatty", None)
+        return bool(isatty and isatty())
+    return log_format == "text"
+
+
+def configure_logging(level: str = "info", stream: Any = None, log_format: str = "json") -> None:
+    """Log lines on ``stream`` (stdout) for everything (uvicorn's loggers included), at ``level``: JSON, or
+    plain text for a person (``log_format``: json, text, or auto: text at a terminal)."""
+    stream = stream or sys.stdout
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(TextFormatter() if wants_text(log_format, stream) else JsonFormatter())
+    handler.addFilter(_DropNoise())
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)

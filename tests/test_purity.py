@@ -50,8 +50,10 @@ LAYERS: dict[str, Layer] = {
         ("app.api", "app.rooms", "app.store", "app.config", "app.metrics", "app.logs", "app.runtime"),
         ("fastapi", "uvicorn"),
     ),
+    "app.waiting": Layer(("app.store", "app.config"), ("sqlalchemy", "redis")),
     "app.__main__": Layer(
-        ("app.main", "app.api", "app.store", "app.config", "app.logs", "app.runtime"), ("fastapi", "uvicorn")
+        ("app.main", "app.api", "app.store", "app.config", "app.logs", "app.runtime", "app.waiting"),
+        ("fastapi", "uvicorn"),
     ),
 }
 # (module's path under the repository, what it imports) -> why the table does not hold for that one import

@@ -19,7 +19,7 @@ from .db import upgrade_head
 
 def main() -> None:
     settings = get_settings()
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, log_format=settings.log_format)
     upgrade_head(settings.database_url)
 
 

@@ -83,9 +83,25 @@ def test_the_app_believes_forwarding_headers_from_caddy_only() -> None:
     assert trusted == f"${{TRUSTED_PROXIES:-{caddy_address}}}"
 
 
-def test_the_app_container_may_open_many_files() -> None:
-    nofile = load_compose()["services"]["app"]["ulimits"]["nofile"]
-    assert nofile["soft"] == nofile["hard"] >= 65536
+def test_the_app_container_sets_no_file_limit_a_host_may_refuse() -> None:
+    """A `ulimits` entry above the host's own hard limit stops the container from starting (podman in a
+    sandbox allowing 20,000 open files refused 65,536); the server raises its soft limit to the hard one
+    itself (app.__main__.raise_file_limit), so the engine's default is enough."""
+    assert "ulimits" not in load_compose()["services"]["app"]
+
+
+def test_the_scale_file_leaves_caddy_as_the_only_entry() -> None:
+    """With several replicas no host port can go to all of them (podman-compose refuses a port range of
+    another length): docker-compose.scale.yml removes the app's published port and points it at Redis."""
+    text = (ROOT / "docker-compose.scale.yml").read_text()
+    assert "ports: !reset []" in text
+    loader = type("Loader", (yaml.SafeLoader,), {})
+    loader.add_constructor("!reset", lambda _loader, _node: None)
+    app = yaml.load(text, Loader=loader)["services"]["app"]
+    assert app["ports"] is None
+    assert app["environment"]["REDIS_URL"] == "${REDIS_URL:-redis://redis:6379/0}"
+    caddy_ports = load_compose()["services"]["caddy"]["ports"]
+    assert caddy_ports == ["${HTTP_PORT:-80}:80", "${HTTPS_PORT:-443}:443"]
 
 
 def test_the_scale_profile_runs_redis_and_balances_every_replica_through_caddy() -> None:

@@ -15,8 +15,6 @@ from app.store.db import alembic_config
 from tests.api.wsclient import free_port
 from tests.server_process import ROOT, server_env, start_server_process, stop
 
-from .test_health import UNREACHABLE_POSTGRES
-
 
 def test_the_server_migrates_a_fresh_database_then_serves(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}"
@@ -30,10 +28,14 @@ def test_the_server_migrates_a_fresh_database_then_serves(tmp_path: Path) -> Non
 
 
 def test_the_server_does_not_serve_when_the_migrations_fail(tmp_path: Path) -> None:
+    # A SQLite file under a regular file: nothing to wait for at start (app.waiting), and the migrations
+    # cannot make the database. (An unreachable PostgreSQL is now waited for first: tests/ops/test_waiting.)
+    (tmp_path / "not-a-directory").write_text("")
+    broken = f"sqlite+aiosqlite:///{tmp_path / 'not-a-directory' / 'game.db'}"
     result = subprocess.run(
         [sys.executable, "-m", "app"],
         cwd=ROOT,
-        env=server_env(UNREACHABLE_POSTGRES, free_port()),
+        env=server_env(broken, free_port()),
         capture_output=True,
         text=True,
         timeout=60,
