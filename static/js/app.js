@@ -441,8 +441,9 @@ function renderTop() {
     : null;
   mount(
     els.top,
-    h('a.brand', { href: '/', 'aria-label': t('app_title'), onclick: (e) => { e.preventDefault(); actions.goHome(); } },
-      h('span.brand-mark', { 'aria-hidden': 'true' }, '3|13'), h('span.brand-text', {}, t('app_title'))),
+    // The name holds the printed mark too (label in name, WCAG 2.5.3): on a phone in a room only the mark shows.
+    h('a.brand', { href: '/', 'aria-label': `3|13 ${t('app_title')}`, onclick: (e) => { e.preventDefault(); actions.goHome(); } },
+      h('span.brand-mark', { 'aria-hidden': 'true' }, '3|13'), ' ', h('span.brand-text', {}, t('app_title'))),
     inRoom ? h('span.room-code', { dir: 'ltr' }, ctx.route.code) : null,
     h('span.spacer'),
     conn,
@@ -452,7 +453,8 @@ function renderTop() {
       onclick: async () => { await toggleNotify(); renderTop(); },
     }, notifyOn() ? '🔔' : '🔕') : null,
     h('button.lang', {
-      type: 'button', 'data-testid': 'lang', lang: other, 'aria-label': t('lang_other_label'),
+      // Named by its visible text (the other language's name); what it does is its description.
+      type: 'button', 'data-testid': 'lang', lang: other, title: t('lang_other_label'),
       onclick: () => setLang(other),
     }, t('lang_other')),
   );

@@ -16,18 +16,23 @@ export function isWild(text, wildRank) {
   return card.joker || (wildRank != null && card.rank === wildRank);
 }
 
-/** '10 of hearts, wild' / '۱۰ دل، وحشی'. */
+/**
+ * A card's accessible name: what is printed on it first (rank and suit as on its corner, and "wild" as on its
+ * badge), so the name contains the visible text (WCAG 2.5.3, label in name), then the words:
+ * '10♥ wild: 10 of hearts' / '10♥ وحشی: ۱۰ دل'.
+ */
 export function cardLabel(text, wildRank) {
   const words = cardLabelWords();
   const card = parseCard(text);
-  let label;
+  let said;
   if (card.joker) {
-    label = words.joker;
+    said = words.joker;
   } else {
     const rank = words.ranks[card.rank] ?? num(card.rank);
-    label = words.label.replace('{rank}', rank).replace('{suit}', words.suits[card.suit]);
+    said = words.label.replace('{rank}', rank).replace('{suit}', words.suits[card.suit]);
   }
-  return isWild(text, wildRank) ? label + words.wild : label;
+  const printed = card.joker ? 'JK★' : `${card.rank}${SUIT_SYMBOLS[card.suit]}`;
+  return `${printed}${isWild(text, wildRank) ? ` ${t('wild_short')}` : ''}: ${said}`;
 }
 
 /**

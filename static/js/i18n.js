@@ -665,14 +665,12 @@ const cardWords = {
     suits: { S: 'spades', H: 'hearts', D: 'diamonds', C: 'clubs' },
     joker: 'joker',
     label: '{rank} of {suit}',
-    wild: ', wild',
   },
   fa: {
     ranks: { A: 'آس', J: 'سرباز', Q: 'بی‌بی', K: 'شاه' },
     suits: { S: 'پیک', H: 'دل', D: 'خشت', C: 'گشنیز' },
     joker: 'ژوکر',
     label: '{rank} {suit}',
-    wild: '، وحشی',
   },
 };
 
