@@ -9,6 +9,7 @@ import { optionRows } from './options.js';
 import { gameOverPanel, hostBox } from './host.js';
 import { tableActions } from './leave.js';
 import { askPanel, seatRequestControls } from './seatask.js';
+import { turnStrip } from './turnstrip.js';
 import { botIcon, meldGroups, nameLabel, piles, seatName as nameAmong, winnersLine } from './widgets.js';
 
 const TOUCH = window.matchMedia('(hover: none), (pointer: coarse)'); // a phone: no keys to mention
@@ -300,7 +301,7 @@ class Region {
   }
 }
 
-const REGIONS = ['players', 'ask', 'roundBar', 'banner', 'away', 'laidDown', 'felt', 'hand', 'spectators', 'host', 'leave', 'rules'];
+const REGIONS = ['players', 'ask', 'roundBar', 'strip', 'banner', 'away', 'laidDown', 'felt', 'hand', 'spectators', 'host', 'leave', 'rules'];
 
 /** The melds of the player who went out, on the table for everyone during the final turns (RULES.md). */
 function laidDown(ctx) {
@@ -341,6 +342,9 @@ function renderTable(container, ctx, actions, timer, parts) {
     h('span.wild-pill', { 'data-testid': 'wild' }, t('wild', { rank: num(game.wild_rank) })),
     h('span.spacer'),
     h('button.secondary.small', { type: 'button', 'data-testid': 'scores', onclick: () => actions.showScores() }, t('scores'))));
+  parts.strip.update(
+    key(game.turn, game.phase, game.players.length, game.went_out, game.final_turns, room.seats, ctx.seat),
+    () => turnStrip(ctx));
   const final = game.went_out !== null && game.phase !== 'game_over';
   parts.banner.update(key(final, game.went_out, myTurn, final && seatName(ctx, game.went_out)), () => (final
     ? h('p.banner', { role: 'status', 'data-testid': 'final-turns' },
