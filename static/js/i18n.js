@@ -145,7 +145,7 @@ const en = {
   host_controls: 'Host controls',
   host_controls_hint: 'Hand a seat to a bot, or the host role to another player.',
   make_host: 'Make host',
-  make_host_named: 'Make {name} the host',
+  make_host_named: 'Make host: {name}',
   make_host_title: 'Make {name} the host?',
   make_host_text: '{name} will start the games and run the table from now on, not you. They can hand the role back.',
   now_host_you: 'You are now the host.',

@@ -79,6 +79,9 @@ def test_home_join_and_lobby_pages(new_page: Any, server: str, lang: str) -> Non
     guest.click("[data-testid=join-seat]")
     guest.wait_for_selector("[data-testid=lobby]")
     assert_accessible(guest, "lobby (guest)")
+    # The host's lobby with a person seated: the buttons to make them host or remove them.
+    page.wait_for_selector("[data-testid^=make-host-]")
+    assert_accessible(page, "lobby (host), a guest seated")
 
     guest.goto(f"{server}/no/such/page")
     guest.wait_for_selector("[data-testid=not-found]")

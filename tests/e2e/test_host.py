@@ -96,7 +96,7 @@ def test_play_again_after_the_dialog_handover_and_news_of_the_new_game(new_page:
     # Sara hands the host role to Omid: asked in the page first; Cancel changes nothing.
     sara.click("[data-testid=host-controls] summary")
     make = sara.locator("[data-testid=make-host-1]")
-    assert make.inner_text() == "Make host" and make.get_attribute("aria-label") == "Make Omid the host"
+    assert make.inner_text() == "Make host" and make.get_attribute("aria-label") == "Make host: Omid"
     make.click()
     question = sara.get_by_role("alertdialog")
     assert "Make Omid the host?" in question.inner_text()
