@@ -8,14 +8,36 @@ export class ApiError extends Error {
   }
 }
 
+// A read that has not answered in this long is asked again, once, on a fresh request: a page must never
+// wait forever on one stuck request (a connection dropped without a word, a preload that never came).
+const READ_PATIENCE_MS = 8000;
+
+async function send(method, path, body, options = {}) {
+  return fetch(path, {
+    method,
+    headers: body ? { 'Content-Type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+    ...options,
+  });
+}
+
+async function read(path) {
+  const patience = new AbortController();
+  const timer = setTimeout(() => patience.abort(), READ_PATIENCE_MS);
+  try {
+    return await send('GET', path, null, { signal: patience.signal });
+  } catch (err) {
+    if (!patience.signal.aborted) throw err;
+    return send('GET', path, null, { cache: 'no-store' }); // GETs are safe to repeat
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function request(method, path, body) {
   let response;
   try {
-    response = await fetch(path, {
-      method,
-      headers: body ? { 'Content-Type': 'application/json' } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
+    response = await (method === 'GET' ? read(path) : send(method, path, body));
   } catch {
     throw new ApiError(0, 'network', '');
   }

@@ -160,3 +160,28 @@ def test_a_close_the_server_never_sends_is_only_a_drop(new_page: Any, server: st
     assert page.locator("[data-testid=table]").is_visible()
     page.locator("[data-testid=conn]").wait_for(state="detached")
     assert "No table with that code" not in page.inner_text("#main")
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_a_room_link_whose_room_info_never_answers_is_asked_again(
+    new_page: Any, server: str, lang: str
+) -> None:
+    """A read that hangs (a connection dropped without a word, a preload that never came) must not leave the
+    join page blank: after a while the page asks again on a fresh request."""
+    import httpx
+
+    code = httpx.post(f"{server}/api/rooms", json={"name": "Sara"}).json()["code"]
+    page = new_page(390, 844, lang=lang)
+    stuck: list[str] = []
+
+    def first_hangs(route: Any) -> None:
+        if not stuck:
+            stuck.append(route.request.url)  # never answered: the request hangs until the page gives up
+            return
+        route.continue_()
+
+    page.route(f"**/api/rooms/{code}", first_hangs)
+    page.goto(f"{server}/r/{code}")
+    page.wait_for_selector("[data-testid=join-name]", timeout=20_000)
+    assert stuck, "the first request for the room's info was held"
+    screenshot(page, f"join-after-stuck-read-{lang}.png")
