@@ -37,7 +37,6 @@ from .dialect import Dialect
 from .errors import CodeTaken, StoreError, VersionConflict
 from .loading import AckRecord, LoadedTable, LoggedMove, Tail
 from .scheduling import scheduler_for
-from .writes import name_key as name_key  # the history matches names as the store writes them
 
 __all__ = [
     "AckRecord",
@@ -48,7 +47,6 @@ __all__ = [
     "StoreError",
     "Tail",
     "VersionConflict",
-    "name_key",
 ]
 
 
