@@ -8,8 +8,9 @@ export class ApiError extends Error {
   }
 }
 
-// A read that has not answered in this long is asked again, once, on a fresh request: a page must never
-// wait forever on one stuck request (a connection dropped without a word, a preload that never came).
+// A read that has not answered in this long, or that failed on the way (a connection the server closed as
+// the request went out), is asked again, once, on a fresh request: a page must never wait forever on one
+// stuck request (a connection dropped without a word, a preload that never came).
 const READ_PATIENCE_MS = 8000;
 
 async function send(method, path, body, options = {}) {
@@ -26,8 +27,7 @@ async function read(path) {
   const timer = setTimeout(() => patience.abort(), READ_PATIENCE_MS);
   try {
     return await send('GET', path, null, { signal: patience.signal });
-  } catch (err) {
-    if (!patience.signal.aborted) throw err;
+  } catch {
     return send('GET', path, null, { cache: 'no-store' }); // GETs are safe to repeat
   } finally {
     clearTimeout(timer);

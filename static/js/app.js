@@ -47,12 +47,17 @@ const VIEWS = {
 };
 const lazyModules = new Map(); // path -> {module, wanted}
 
+// A module whose download failed stays failed under its address for the page's life (the browser keeps the
+// failure), so it is asked again once under a second address a moment later, before the page gives up.
+const importAgain = (path) => new Promise((resolve) => setTimeout(resolve, 1000))
+  .then(() => import(`${import.meta.resolve(path)}${import.meta.resolve(path).includes('?') ? '&' : '?'}again=1`));
+
 function load(path) {
   let entry = lazyModules.get(path);
   if (!entry) {
     entry = { module: null, wanted: false };
     lazyModules.set(path, entry);
-    import(path).then((module) => {
+    import(path).catch(() => importAgain(path)).then((module) => {
       entry.module = module;
       if (entry.wanted) render();
     }, () => {

@@ -47,7 +47,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait_healthy(base: str, proc: subprocess.Popen[bytes] | None, log: Path, timeout: float = 30.0) -> None:
+def _wait_healthy(base: str, proc: subprocess.Popen[bytes] | None, log: Path, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
@@ -133,11 +133,63 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
+class PageJournal:
+    """What each page of a test asked the network for and printed, with times: shown when the test fails, so
+    a page that waited in vain says on what (a request never answered, one that failed, a console error)."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.lines: list[str] = []
+        self.pages: list[Any] = []
+
+    def shown(self) -> list[str]:
+        """Each open page's address and visible text, now."""
+        seen = []
+        for number, page in enumerate(self.pages, 1):
+            try:
+                text = page.evaluate("document.body.innerText").strip().replace("\n", " | ")
+                seen.append(f"page {number} at {page.url} shows: {text[:400]}")
+            except Exception as exc:  # a closed page
+                seen.append(f"page {number}: {exc.__class__.__name__}")
+        return seen
+
+    def note(self, page_no: int, what: str) -> None:
+        self.lines.append(f"{time.monotonic() - self.start:7.3f}s page {page_no}: {what}")
+
+    def watch(self, page: Any, page_no: int) -> None:
+        self.pages.append(page)
+
+        def timing(request: Any) -> str:
+            try:
+                return f"{request.timing.get('responseEnd', -1):.0f} ms"
+            except Exception:  # timing is best effort
+                return "?"
+
+        page.on("request", lambda r: self.note(page_no, f"-> {r.method} {r.url}"))
+        page.on("requestfinished", lambda r: self.note(page_no, f"<- {r.method} {r.url} ({timing(r)})"))
+        page.on("requestfailed", lambda r: self.note(page_no, f"!! {r.method} {r.url}: {r.failure}"))
+        page.on("websocket", lambda ws: self.note(page_no, f"ws {ws.url}"))
+        page.on("console", lambda m: self.note(page_no, f"console.{m.type}: {m.text}"))
+        page.on("framenavigated", lambda f: f.parent_frame or self.note(page_no, f"navigated {f.url}"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    journal = getattr(item, "page_journal", None)
+    if journal is not None and report.failed and journal.lines:
+        lines = journal.lines[-150:] + journal.shown()
+        report.sections.append(("pages' network and console", "\n".join(lines)))
+    return report
+
+
 @pytest.fixture
-def new_page(browser: Any) -> Iterator[Any]:
+def new_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     """new_page(width, height, lang='en') -> a page in its own context (own localStorage); JS errors fail."""
     contexts: list[Any] = []
     errors: list[str] = []
+    journal = PageJournal()
+    request.node.page_journal = journal
 
     def make(width: int = 1024, height: int = 760, lang: str = "en", **kwargs: Any) -> Any:
         context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US", **kwargs)
@@ -148,6 +200,7 @@ def new_page(browser: Any) -> Iterator[Any]:
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        journal.watch(page, len(contexts))
         page.set_default_timeout(15_000)
         return page
 

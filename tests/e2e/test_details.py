@@ -185,3 +185,34 @@ def test_a_room_link_whose_room_info_never_answers_is_asked_again(
     page.wait_for_selector("[data-testid=join-name]", timeout=20_000)
     assert stuck, "the first request for the room's info was held"
     screenshot(page, f"join-after-stuck-read-{lang}.png")
+
+
+@pytest.mark.parametrize("what", ["room info", "lobby view"])
+def test_a_room_link_whose_first_download_fails_shows_the_join_form_anyway(
+    new_page: Any, server: str, what: str
+) -> None:
+    """A request the network drops on the way (a connection the server closed as the request went out) is
+    asked again once: the room's info on a fresh request, a view module under a second address (the browser
+    keeps a failed module's failure for the page's life)."""
+    import httpx
+
+    code = httpx.post(f"{server}/api/rooms", json={"name": "Sara"}).json()["code"]
+    page = new_page(390, 844)
+    failed: list[str] = []
+
+    def first_fails(route: Any) -> None:
+        # the room info's first request; every download of the view under its own address (its preload and
+        # the import that follows), so only the second address can bring it
+        if (what == "room info" and not failed) or (
+            what == "lobby view" and "again=" not in route.request.url
+        ):
+            failed.append(route.request.url)
+            route.abort("connectionreset")
+            return
+        route.continue_()
+
+    pattern = f"**/api/rooms/{code}" if what == "room info" else "**/static/js/views/lobby.js?v=*"
+    page.route(pattern, first_fails)
+    page.goto(f"{server}/r/{code}")
+    page.wait_for_selector("[data-testid=join-name]")
+    assert failed, f"the first download of the {what} was dropped"
