@@ -139,6 +139,9 @@ def test_the_offer_stays_out_of_the_way_of_a_room_links_join_form(new_page: Any,
     form_bottom = guest.locator("[data-testid=join-seat]").bounding_box()
     assert offer.bounding_box()["y"] > form_bottom["y"]  # below the form, not over it
     screenshot(guest, "learn-offer-join-fa-phone.png")
+    guest.click("[data-testid=learn-offer-open]")  # the pages on a Persian phone
+    flip_through(guest, "fa", "phone")
+    guest.click("[data-testid=learn-close]")
     guest.fill("[data-testid=join-name]", "Omid")
     guest.click("[data-testid=join-seat]")
     guest.wait_for_selector("[data-testid=lobby]")
@@ -153,7 +156,9 @@ def draw_hint(game: dict[str, Any]) -> str:
     return "discard" if taken < kept else "stock"
 
 
-@pytest.mark.parametrize(("lang", "size"), [("en", (390, 844)), ("fa", (1280, 800))])
+@pytest.mark.parametrize(
+    ("lang", "size"), [("en", (390, 844)), ("fa", (1280, 800)), ("en", (1280, 800)), ("fa", (390, 844))]
+)
 def test_the_coach_points_at_a_pile_then_a_card_and_plays_only_when_asked(
     new_page: Any, server: str, lang: str, size: tuple[int, int]
 ) -> None:
@@ -180,7 +185,7 @@ def test_the_coach_points_at_a_pile_then_a_card_and_plays_only_when_asked(
     line = page.locator("[data-testid=coach-line]").inner_text()
     words = {"en": {"discard": "discard pile", "stock": "stock"}, "fa": {"discard": "زمین", "stock": "دسته"}}
     assert words[lang][pile] in line, line
-    screenshot(page, f"coach-draw-{lang}.png")
+    screenshot(page, f"coach-draw-{lang}-{size[0]}.png")
     page.wait_for_timeout(500)
     assert (
         page.locator("[data-testid=table]").get_attribute("data-phase") == "draw"
@@ -204,7 +209,7 @@ def test_the_coach_points_at_a_pile_then_a_card_and_plays_only_when_asked(
         rest.remove(choice)
         left[choice] = min_penalty(rest, game["wild_rank"], options)
     assert thrown is not None and left[thrown] == min(left.values())
-    screenshot(page, f"coach-discard-{lang}.png")
+    screenshot(page, f"coach-discard-{lang}-{size[0]}.png")
     page.click("[data-testid=coach-do]")
     page.wait_for_selector("[data-testid=table][data-my-turn='0'], [data-testid=table][data-phase='draw']")
     assert thrown not in tap.last_state["game"]["hand"]  # the card it pointed at was thrown
