@@ -262,3 +262,20 @@ def test_the_coach_switches_itself_off_after_the_first_finished_game(new_page: A
     page.wait_for_selector("[data-testid=winner], [data-testid=table]")
     page.wait_for_timeout(300)
     assert page.locator(".toast.show", has_text="coach").count() == 0  # said once
+
+
+def test_where_the_coach_may_not_ask_it_says_so_and_points_at_nothing(new_page: Any, server: str) -> None:
+    page = new_page(390, 844)
+    page.context.add_init_script("localStorage.setItem('tt.coach', 'on');")
+    asked: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: asked.append(str(frame))))
+    open_lobby(page, server, bot=True)  # hints off, and the seat counts in the standings
+    page.click("[data-testid=start]")
+    page.wait_for_selector("[data-testid=table][data-my-turn='1'][data-phase='draw']")
+    line = page.locator("[data-testid=coach-line]")
+    line.wait_for()
+    assert "practice" in line.inner_text()
+    assert page.locator(".coach-target").count() == 0
+    assert page.locator("[data-testid=coach-do]").count() == 0
+    assert not [f for f in asked if '"hint"' in f]  # it does not ask the server a question it would refuse
+    screenshot(page, "coach-not-here-en-390.png")
