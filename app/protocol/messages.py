@@ -214,7 +214,8 @@ class Practice(_In):
 
 
 class HintIn(_In):
-    """Ask for the discard that leaves the fewest points (only where the table's ``hints`` option is on)."""
+    """Ask for the best move: before the draw, the pile to draw from; after it, the discard that leaves the
+    fewest points (where the table's ``hints`` option is on; at any table for a seat played for practice)."""
 
     type: Literal["hint"]
 
@@ -401,11 +402,15 @@ class ReactionOut(_Out):
 
 
 class HintOut(_Out):
-    """The answer to ``hint``, to the asking socket only: throw ``card`` (going out with it when
-    ``go_out``), leaving ``penalty`` points unmelded."""
+    """The answer to ``hint``, to the asking socket only. After the draw: throw ``card`` (going out with it
+    when ``go_out``), leaving ``penalty`` points unmelded. Before the draw (``draw`` is set): draw from that
+    pile (``card``: the discard pile's top card, when the hint is to take it); ``go_out``: going out is then
+    possible; ``penalty``: the points left after that draw and the best discard (at most, for the stock).
+    Fields without a value are left out, so the answer after the draw is the same as before draw hints."""
 
     type: Literal["hint"] = "hint"
-    card: str
+    draw: Literal["stock", "discard"] | None = None
+    card: str | None = None
     go_out: bool
     penalty: int
 
@@ -437,4 +442,4 @@ server_message_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 def encode(message: _Out) -> str:
     """The JSON text of a server message (an error's ``id`` is left out when it has none)."""
-    return message.model_dump_json(exclude_none=isinstance(message, ErrorMessage))
+    return message.model_dump_json(exclude_none=isinstance(message, (ErrorMessage, HintOut)))

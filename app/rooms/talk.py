@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import deque
 from datetime import datetime
 
-from app.engine.hints import hint as best_discard
+from app.engine.hints import DrawHint
+from app.engine.hints import hint as best_move
 from app.protocol import ChatIn, ChatOut, HintOut, ReactIn, ReactionOut
 from app.table import Refusal, Table, clean_text
 
@@ -55,11 +56,16 @@ def reaction(seat: int | None, message: ReactIn) -> ReactionOut:
 
 
 def hint(table: Table, seat: int | None) -> HintOut:
-    """The discard that leaves the fewest points, for a seated person with a game in play."""
+    """The best move for a seated person with a game in play: the pile to draw from, then the discard that
+    leaves the fewest points. Where the table has hints on, every player may ask; a seat played for practice
+    (left out of the standings) may ask at any table, so a newcomer's coach works wherever they practise."""
     if seat is None:
         raise Refusal("not_seated", "only players at the table get hints")
     game = table.playing
     if game is None:
         raise Refusal("wrong_status", "there is no game in play to give a hint for")
-    found = best_discard(game, seat)
+    found = best_move(game, seat, allowed=game.options.hints or table.seats[seat].practice)
+    if isinstance(found, DrawHint):
+        card = None if found.card is None else str(found.card)
+        return HintOut(draw=found.source, card=card, go_out=found.go_out, penalty=found.penalty)
     return HintOut(card=str(found.card), go_out=found.go_out, penalty=found.penalty)

@@ -8,7 +8,8 @@ import { notePause, pauseLeft, pausing } from './pause.js';
 import { RoomSocket } from './socket.js';
 import { NewGameWatch, newGameBanner } from './new-game.js';
 import { initialState } from './state.js';
-import { forgetToken, notifyOn, savedToken, saveToken } from './storage.js';
+import { forgetToken, learnOffered, notifyOn, savedToken, saveToken } from './storage.js';
+import { coachFollow, coachRefused, coachTake } from './views/coach.js';
 
 const els = {
   top: document.getElementById('topbar'),
@@ -44,6 +45,7 @@ const VIEWS = {
   history: './views/history.js',
   replay: './views/replay.js',
   standings: './views/standings.js',
+  learn: './views/learn.js',
 };
 const lazyModules = new Map(); // path -> {module, wanted}
 
@@ -327,12 +329,14 @@ function connect(token) {
         render();
         return;
       }
+      if (coachRefused(ctx, msg)) { render(); return; } // the turn moved on while the coach asked
       if (ctx.pending && (!msg.id || msg.id === ctx.pending.id)) ctx.pending = null;
       toast(errorText(msg));
       if (msg.id) ctx.socket.resync(); // show the true table after a refused move
       render();
     },
     onHint(msg) {
+      if (coachTake(ctx, msg)) { render(); return; } // the coach's own question: it shows the answer itself
       ctx.hint = { card: msg.card, goOut: msg.go_out };
       toast(msg.go_out ? t('hint_go_out', { card: cardShort(msg.card) })
         : t('hint_discard', { card: cardShort(msg.card), n: msg.penalty }));
@@ -457,12 +461,32 @@ function renderTop() {
       'aria-label': t('notify_label'), title: t('notify_label'),
       onclick: async () => { await toggleNotify(); renderTop(); },
     }, notifyOn() ? '🔔' : '🔕') : null,
+    h('button.bell.learn-open', {
+      type: 'button', 'data-testid': 'learn-open', 'aria-label': t('learn_open'), title: t('learn_open'),
+      onclick: () => openLearn(),
+    }, '?'),
     h('button.lang', {
       // Named by its visible text (the other language's name); what it does is its description.
       type: 'button', 'data-testid': 'lang', lang: other, title: t('lang_other_label'),
       onclick: () => setLang(other),
     }, t('lang_other')),
   );
+}
+
+/** "How to play": the walkthrough in a dialog (the coach may be switched on its last page). */
+function openLearn() {
+  import(VIEWS.learn).then((module) => module.openWalkthrough({
+    onClose: () => { coachFollow(ctx, actions); render(); },
+  }), () => toast(t('err_network')));
+}
+
+/** On a first visit, the offer of the walkthrough: above the home page, below a room link's join form. */
+function offerLearn(below) {
+  if (learnOffered() && !lazyModules.get(VIEWS.learn)?.module) return; // offered before: no need to load it
+  const module = view('learn');
+  if (!module || els.main.querySelector('[data-testid=learn-offer]')) return;
+  const banner = module.learnOffer(openLearn);
+  if (banner) els.main[below ? 'append' : 'prepend'](banner);
 }
 
 function renderOverlayNow() {
@@ -481,6 +505,7 @@ function render() {
     const home = view('home');
     if (!home) showLoading();
     else show('home', () => { home.renderHome(els.main, actions); return {}; }); // drawn once: typing is never lost
+    if (home) offerLearn(false);
     return;
   }
   if (ctx.route.view === 'not_found') {
@@ -525,6 +550,7 @@ function render() {
     const lobby = view('lobby');
     if (!lobby) showLoading();
     else show('join', drawOnly(() => lobby.renderJoin(els.main, ctx, actions))).render(ctx);
+    if (lobby) offerLearn(true);
     return;
   }
   const inLobby = ctx.room && (ctx.room.status === 'lobby' || !ctx.game);

@@ -24,6 +24,7 @@ export function initialState(route) {
     joinInfo: null, // room info while choosing to join or watch
     requestedSeat: null, // the bot's seat this tab asked for (its request is in room.seats[...].request)
     asking: null, // the bot's seat whose ask form is open
+    coach: null, // the coach's question this turn: {version, phase, answer} (views/coach.js)
     error: null,
   };
 }

@@ -7,6 +7,8 @@ const KEYS = {
   group: 'tt.group',
   notify: 'tt.notify',
   confirm: 'tt.confirm',
+  learn: 'tt.learn', // the walkthrough was offered on this browser ('offered')
+  coach: 'tt.coach', // 'on' | 'off' (never chosen: off); 'done' once a first game ended with it on
 };
 
 function read(key) {
@@ -40,3 +42,9 @@ export const setNotify = (on) => write(KEYS.notify, on ? 'on' : 'off');
 /** Whether a discard is picked first, then confirmed (off unless turned on: safer on a touch screen). */
 export const confirmDiscardsOn = () => read(KEYS.confirm) === 'on';
 export const setConfirmDiscards = (on) => write(KEYS.confirm, on ? 'on' : 'off');
+/** Whether the walkthrough was already offered on this browser (it is offered once, on the first visit). */
+export const learnOffered = () => read(KEYS.learn) === 'offered';
+export const setLearnOffered = () => write(KEYS.learn, 'offered');
+/** The coach: 'on', 'off', or 'done' (it switched itself off after the first finished game; off too). */
+export const coachState = () => read(KEYS.coach) ?? 'off';
+export const setCoachState = (value) => write(KEYS.coach, value);

@@ -1,5 +1,6 @@
 """The ``hint`` message over a real socket: only where the table allows hints, only to the player whose
-discard it is, answered to that socket alone, and nothing about the table changes."""
+turn it is (a pile before the draw, a discard after it), answered to that socket alone, and nothing about the
+table changes."""
 
 from __future__ import annotations
 
@@ -34,7 +35,11 @@ async def test_the_player_to_discard_gets_the_solvers_hint_and_nobody_else_hears
     code, clients, game_id = await two_players(server, hints=True)
     version, state = await stored_game(store, game_id)
     me, other = clients[state.turn], clients[1 - state.turn]
-    assert (await ask(me))["code"] == "wrong_phase"  # the hint is for the discard: draw first
+    pile = hint(state, state.turn)  # before the draw: which pile to draw from
+    expected_draw = {"type": "hint", "draw": pile.source, "go_out": pile.go_out, "penalty": pile.penalty}  # type: ignore[union-attr]
+    if pile.card is not None:
+        expected_draw["card"] = str(pile.card)
+    assert await ask(me) == expected_draw
     drawn = await me.act({"type": "draw", "source": "stock"}, version=version)
     assert drawn["type"] == "ack"
     version, state = await stored_game(store, game_id)

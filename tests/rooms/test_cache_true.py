@@ -267,13 +267,13 @@ async def test_a_hint_is_searched_once_per_seat_and_version(
     from app.rooms import talk
 
     searches: list[int] = []
-    real = talk.best_discard
+    real = talk.best_move
 
-    def counted(game: Any, seat: int) -> Any:
+    def counted(game: Any, seat: int, **kwargs: Any) -> Any:
         searches.append(seat)
-        return real(game, seat)
+        return real(game, seat, **kwargs)
 
-    monkeypatch.setattr(talk, "best_discard", counted)
+    monkeypatch.setattr(talk, "best_move", counted)
     room, host = await manager.create(name="Host", seat_count=2, bots=[], options={"hints": True})
     _, guest = await room.join("Guest")
     assert guest is not None
@@ -283,11 +283,15 @@ async def test_a_hint_is_searched_once_per_seat_and_version(
     assert room.table.game is not None
     sock = FakeSocket(room)
     await sock.say({"type": "hello", "token": [host, guest][room.table.game.turn]})
+    before = [(await sock.say({"type": "hint"}))[0] for _ in range(10)]  # before the draw: which pile
+    assert before[0]["type"] == "hint" and "draw" in before[0] and all(a == before[0] for a in before)
+    assert len(searches) == 1
     draw = {"type": "action", "id": "d", "action": {"type": "draw", "source": "stock"}}
     assert (await sock.say(draw))[0]["type"] == "ack"
     answers = [(await sock.say({"type": "hint"}))[0] for _ in range(10)]
     assert answers[0]["type"] == "hint" and all(a == answers[0] for a in answers)
-    assert len(searches) == 1
+    assert "draw" not in answers[0]
+    assert len(searches) == 2
 
 
 def test_a_notice_is_read_strictly_and_checked_against_its_signature() -> None:

@@ -11,6 +11,7 @@ import { tableActions } from './leave.js';
 import { askPanel, seatRequestControls } from './seatask.js';
 import { turnStrip } from './turnstrip.js';
 import { botIcon, meldGroups, nameLabel, piles, seatName as nameAmong, winnersLine } from './widgets.js';
+import { coachBar, coachFollow, coachKey, markCoachTarget } from './coach.js';
 
 const TOUCH = window.matchMedia('(hover: none), (pointer: coarse)'); // a phone: no keys to mention
 const seatName = (ctx, seat) => nameAmong(ctx.room.seats, seat);
@@ -301,7 +302,7 @@ class Region {
   }
 }
 
-const REGIONS = ['players', 'ask', 'roundBar', 'strip', 'banner', 'away', 'laidDown', 'felt', 'hand', 'spectators', 'host', 'leave', 'rules'];
+const REGIONS = ['players', 'ask', 'roundBar', 'strip', 'banner', 'away', 'laidDown', 'felt', 'coach', 'hand', 'spectators', 'host', 'leave', 'rules'];
 
 /** The melds of the player who went out, on the table for everyone during the final turns (RULES.md). */
 function laidDown(ctx) {
@@ -378,6 +379,9 @@ function renderTable(container, ctx, actions, timer, parts) {
       return panel;
     });
   if (drawn) panel?.mountHand();
+  coachFollow(ctx, actions); // on our turn the coach (if on) asks for its hint, once per version
+  parts.coach.update(key(...coachKey(ctx)), () => coachBar(ctx, actions, () => { coachFollow(ctx, actions); actions.rerender(); }));
+  markCoachTarget(parts.root, ctx);
   parts.host.update(key(ctx.isHost, room.host_seat, room.seats.map((s) => [s.seat, s.name, s.bot])), () => hostBox(ctx, actions));
   parts.leave.update(
     key(ctx.seat, ctx.isHost, room.status, game.phase === 'game_over', room.seats.map((s) => [s.seat, s.bot])),
