@@ -9,6 +9,8 @@ import { RoomSocket } from './socket.js';
 import { NewGameWatch, newGameBanner } from './new-game.js';
 import { initialState } from './state.js';
 import { forgetToken, notifyOn, savedToken, saveToken } from './storage.js';
+import { applyLooks, settingsButton } from './views/settings.js';
+import { sendSavedAvatar } from './avatars.js';
 
 const els = {
   top: document.getElementById('topbar'),
@@ -286,6 +288,7 @@ function connect(token) {
       noticeRequestGone();
       noticeRoundEnd();
       noticeTurn(!!msg.game && ctx.seat !== null && msg.game.turn === ctx.seat && msg.game.phase === 'draw', ctx.route.code);
+      sendSavedAvatar(ctx, (message) => ctx.socket?.send(message));
       notice(ctx.pause, notePause(ctx.pause, ctx.room, ctx.game));
       // The server played this turn's end for us (the turn timer ran out, or we were away): say so.
       if ((msg.events ?? []).some((e) => e.auto && e.seat === ctx.seat && e.kind !== 'draw')) toast(t('time_up'));
@@ -452,6 +455,7 @@ function renderTop() {
       'aria-label': t('notify_label'), title: t('notify_label'),
       onclick: async () => { await toggleNotify(); renderTop(); },
     }, notifyOn() ? '🔔' : '🔕') : null,
+    settingsButton(render),
     h('button.lang', {
       // Named by its visible text (the other language's name); what it does is its description.
       type: 'button', 'data-testid': 'lang', lang: other, title: t('lang_other_label'),
@@ -607,6 +611,7 @@ function start() {
 }
 
 applyDocument();
+applyLooks();
 onLangChange(() => {
   dropView();
   mount(els.chat);

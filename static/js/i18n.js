@@ -1,6 +1,7 @@
 // Every string the client shows, one dictionary per language, and the switch between them (LTR/RTL).
 import { savedLang, saveLang } from './storage.js';
 import { STANDINGS_STRINGS } from './i18n-standings.js';
+import { LOOKS_STRINGS } from './i18n-looks.js';
 
 const en = {
   app_title: 'Three Thirteen',
@@ -686,6 +687,7 @@ const cardWords = {
 
 export const DICTIONARIES = { en, fa };
 for (const [code, strings] of Object.entries(STANDINGS_STRINGS)) Object.assign(DICTIONARIES[code], strings);
+for (const [code, strings] of Object.entries(LOOKS_STRINGS)) Object.assign(DICTIONARIES[code], strings);
 export const LANGS = ['en', 'fa'];
 const listeners = new Set();
 let current = readStored();

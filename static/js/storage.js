@@ -7,6 +7,10 @@ const KEYS = {
   group: 'tt.group',
   notify: 'tt.notify',
   confirm: 'tt.confirm',
+  cards: 'tt.cards',
+  deck: 'tt.deck',
+  sound: 'tt.sound',
+  avatar: 'tt.avatar',
 };
 
 function read(key) {
@@ -40,3 +44,14 @@ export const setNotify = (on) => write(KEYS.notify, on ? 'on' : 'off');
 /** Whether a discard is picked first, then confirmed (off unless turned on: safer on a touch screen). */
 export const confirmDiscardsOn = () => read(KEYS.confirm) === 'on';
 export const setConfirmDiscards = (on) => write(KEYS.confirm, on ? 'on' : 'off');
+/** How the cards look (views/settings.js): larger cards, and a four-colour deck (both off unless turned on). */
+export const largeCardsOn = () => read(KEYS.cards) === 'large';
+export const setLargeCards = (on) => write(KEYS.cards, on ? 'large' : 'standard');
+export const fourColoursOn = () => read(KEYS.deck) === 'four';
+export const setFourColours = (on) => write(KEYS.deck, on ? 'four' : 'two');
+/** Whether the page may make sound (on unless turned off); the bell still says which turn notices come. */
+export const soundOn = () => read(KEYS.sound) !== 'off';
+export const setSound = (on) => write(KEYS.sound, on ? 'on' : 'off');
+/** The face picked for your seat at every table (an id of the client config's ``avatars``), or null. */
+export const savedAvatar = () => read(KEYS.avatar);
+export const saveAvatar = (id) => write(KEYS.avatar, id);
