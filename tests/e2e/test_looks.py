@@ -136,15 +136,18 @@ def test_two_browsers_see_each_others_face_and_the_pick_is_kept_for_the_next_tab
 ) -> None:
     host = new_page(1280, 800, lang)
     code = open_lobby(host, server, "Sara", seats=3, bot=True)
+    assert avatar_of(host, 0) == ""  # nothing picked yet: the name's first letter
+    assert avatar_of(host, 1) == "robot"  # the bot
+    host.click("[data-testid=avatar-pick-fox]")
+    wait_face(host, 0, "fox")
+
     guest = new_page(390, 844, lang, is_mobile=True, has_touch=True, device_scale_factor=2)
     guest.goto(f"{server}/r/{code}")
+    guest.locator(".seats .avatar[data-avatar=fox]").wait_for()  # the join form's seat list shows it too
     guest.fill("[data-testid=join-name]", "Omid")
     guest.click("[data-testid=join-seat]")
     guest.wait_for_selector("[data-testid=avatar-picker]")
-    assert avatar_of(guest, 1) == "robot"  # the bot
-    assert avatar_of(guest, 0) == "" and avatar_of(guest, 2) == ""  # nobody picked yet: the first letter
-
-    host.click("[data-testid=avatar-pick-fox]")
+    assert avatar_of(guest, 2) == ""
     guest.click("[data-testid=avatar-pick-owl]")
     wait_face(guest, 0, "fox")
     wait_face(host, 2, "owl")

@@ -167,7 +167,7 @@ export function renderJoin(container, ctx, actions) {
   },
   h('h2', {}, t('join_this'), ' ', h('span.room-code', { dir: 'ltr' }, info.code)),
   h('ul.seats.compact', {}, info.seats.map((s) => h('li.seat-row', {},
-    h('span.presence', { class: s.connected ? 'online' : 'offline' }), nameLabel(s)))),
+    h('span.presence', { class: s.connected ? 'online' : 'offline' }), avatarEl(s), nameLabel(s)))),
   canJoin
     ? h('div.field', {}, h('label', { for: 'room-join-name' }, t('your_name')), nameInput)
     : h('p.notice', {}, t(info.status === 'lobby' ? 'table_full_choice' : 'game_started')),
