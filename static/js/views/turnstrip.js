@@ -23,8 +23,9 @@ function step(ctx, role, seat) {
     class: [role, mine ? 'you' : ''].join(' '), 'aria-current': role === 'now' ? 'step' : null,
   },
   h('span.turn-role', {}, t(`strip_${role}`)),
-  seat === null ? null : avatarEl(ctx.room.seats.find((s) => s.seat === seat) ?? { seat }),
-  h('span.turn-name', { dir: 'auto' }, seat === null ? t('strip_round_end') : seatName(ctx.room.seats, seat)));
+  h('span.turn-who', {},
+    seat === null ? null : avatarEl(ctx.room.seats.find((s) => s.seat === seat) ?? { seat }),
+    h('span.turn-name', { dir: 'auto' }, seat === null ? t('strip_round_end') : seatName(ctx.room.seats, seat))));
 }
 
 /** The strip for the table in ``ctx`` (null when no turn is on: game over, or no players). */
