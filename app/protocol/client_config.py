@@ -1,5 +1,6 @@
 """What a client offers its player, each value from its one Python source: the seat bounds, the bot levels,
-the quick reactions, the default house rules and the choices of the options that have a fixed few."""
+the quick reactions, the seat avatars, the default house rules and the choices of the options that have a
+fixed few."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from app.engine.options import (
     MIN_PLAYERS,
     TURN_TIMERS,
 )
+from app.table import AVATARS, BOT_AVATAR, Avatar, BotAvatar
 
 from .messages import REACTIONS, Reaction
 
@@ -53,6 +55,8 @@ class ClientConfig(BaseModel):
     bot_levels: list[BotLevel]
     default_bot_level: BotLevel
     reactions: list[Reaction]
+    avatars: list[Avatar]  # the faces a person may pick for their seat (the client draws each id)
+    bot_avatar: BotAvatar  # the face every bot's seat shows
     options: Options  # the default house rules (a new table's, and any option a client leaves out)
     option_choices: OptionChoices
 
@@ -64,6 +68,8 @@ def client_config() -> ClientConfig:
         bot_levels=list(BOT_LEVELS),
         default_bot_level=DEFAULT_BOT_LEVEL,
         reactions=list(REACTIONS),
+        avatars=list(AVATARS),
+        bot_avatar=BOT_AVATAR,
         options=Options(),
         option_choices=OptionChoices(
             decks=list(range(1, MAX_DECKS + 1)),

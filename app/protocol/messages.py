@@ -14,6 +14,7 @@ from pydantic import (
 from app.engine import Action, BotLevel, Card, Discard, Draw, GoOut, Options
 from app.engine.options import DEFAULT_BOT_LEVEL, MAX_PLAYERS, MIN_PLAYERS
 from app.engine.views import SeatView
+from app.table import Avatar, BotAvatar
 
 # A house-rule value as a client sends it; the engine's Options says which are valid (code bad_options).
 OptionValue = int | bool | str | None
@@ -213,6 +214,14 @@ class Practice(_In):
     on: bool
 
 
+class AvatarIn(_In):
+    """A seated person, at any time: show this face at my seat, to everyone (``SeatInfo.avatar``). One of a
+    fixed few ids (the client config's ``avatars``); rate-limited like the lobby's commands."""
+
+    type: Literal["avatar"]
+    avatar: Avatar
+
+
 class HintIn(_In):
     """Ask for the best move: before the draw, the pile to draw from; after it, the discard that leaves the
     fewest points (where the table's ``hints`` option is on; at any table for a seat played for practice)."""
@@ -244,6 +253,7 @@ ClientMessages = (
     | EndGameIn
     | Ready
     | Practice
+    | AvatarIn
     | HintIn
     | ReactIn
 )
@@ -323,6 +333,8 @@ class SeatInfo(_Out):
     auto_at: str | None = Only
     program: bool = False  # a seat played by a program its player runs (not one of the server's bots)
     practice: bool = False  # played for practice: this seat's games are left out of the standings
+    # The face the seat shows: its person's pick (null: none yet), or "robot" on every bot's seat.
+    avatar: Avatar | BotAvatar | None = None
     request: SeatRequest | None = Only  # a bot's seat somebody asked for (left out when nobody did)
 
 

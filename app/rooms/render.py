@@ -22,7 +22,7 @@ from app.protocol import (
     RoomInfo,
     encode,
 )
-from app.table import RoomStatus, Table
+from app.table import BOT_AVATAR, RoomStatus, Table
 from app.table.pause import pausing, ready_seats
 from app.table.schedule import Timing, auto_from, turn_deadline
 
@@ -69,6 +69,7 @@ def room_values(table: Table, presence: Presence, now: datetime, timing: Timing)
             seat["auto_at"] = iso(auto_at[s.index])
         seat["program"] = s.is_program
         seat["practice"] = s.practice
+        seat["avatar"] = BOT_AVATAR if s.is_bot else s.avatar
         if s.claim is not None:
             seat["request"] = {"name": s.claim.name, "approved": s.claim.approved}
         seats.append(seat)

@@ -29,6 +29,7 @@ from app.metrics import ACTION_LATENCY, count_applied
 from app.protocol import (
     Ack,
     ActionMessage,
+    AvatarIn,
     ChatIn,
     ClientMessage,
     Continue,
@@ -489,6 +490,8 @@ class Room:
             await self._ready(conn)
         elif isinstance(message, Practice):
             await self._practice(conn, message)
+        elif isinstance(message, AvatarIn):
+            await self._avatar(conn, message)
         elif isinstance(message, Leave):
             await self._leave(conn)
         else:
@@ -728,6 +731,24 @@ class Room:
         self.lobby_limit.check(seat)
         async with self.lock:
             await self._commit_fresh(seat_changes.practice(seat, on=message.on, at=self.clock.now()))
+
+    async def _avatar(self, conn: Connection, message: AvatarIn) -> None:
+        """A seated person shows a face at their own seat, in the lobby or during a game (rate-limited like
+        the lobby's commands). The seat is the one their token holds on the table it is tried on."""
+        seat, token_hash = conn.seat, conn.token_hash
+        if seat is None or token_hash is None:
+            raise Refusal("not_seated", "only players at the table pick an avatar, for their own seat")
+        self.lobby_limit.check(seat)
+        at = self.clock.now()
+
+        def make(table: Table) -> Change | None:
+            held = table.holder(token_hash)
+            if held is None:
+                raise Refusal("not_seated", "your seat is no longer yours; only players pick an avatar")
+            return seat_changes.avatar(held.index, avatar=message.avatar, at=at)(table)
+
+        async with self.lock:
+            await self._commit_fresh(make)
 
     async def _leave(self, conn: Connection) -> None:
         """A seated person leaves the table: a bot plays their seat, the host role passes on, and every tab

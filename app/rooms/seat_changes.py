@@ -39,6 +39,11 @@ def practice(seat: int, *, on: bool, at: datetime) -> Maker:
     return lambda table: table_commands.set_practice(table, index=seat, on=on, at=at)
 
 
+def avatar(seat: int, *, avatar: str, at: datetime) -> Maker:
+    """A person shows a face at their own seat (one of the fixed few)."""
+    return lambda table: table_commands.set_avatar(table, index=seat, avatar=avatar, at=at)
+
+
 def leave(seat: int, *, at: datetime, away: Callable[[Table], Mapping[int, datetime]]) -> Maker:
     """The person at ``seat`` leaves: a bot plays it; the host role passes on if it was theirs. Refused when
     ``seat`` is no longer the person's own on the table it is tried on (``away``: who is away there)."""

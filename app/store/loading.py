@@ -232,4 +232,5 @@ def _seat(row: SeatRow) -> Seat:
         former_token_hash=row.former_token_hash,
         claim=claim,
         practice=row.practice,
+        avatar=row.avatar,
     )

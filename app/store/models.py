@@ -96,6 +96,8 @@ class SeatRow(Base):
     claim_approved: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # A person's seat played for practice: its games are left out of the standings.
     practice: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # A person's seat: the face they picked (one of ``app.table.AVATARS``); null: none yet.
+    avatar: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 class GameRow(Base):

@@ -230,6 +230,7 @@ def _seat_values(seat: Seat) -> dict[str, Any]:
         "claim_token_hash": None if claim is None else claim.token_hash,
         "claim_approved": claim is not None and claim.approved,
         "practice": seat.practice,
+        "avatar": seat.avatar,
     }
 
 

@@ -3,6 +3,7 @@
 Standard library and ``app.engine`` only (a test holds it to that): no asyncio, no I/O, no pydantic.
 """
 
+from .avatars import AVATARS, BOT_AVATAR, Avatar, BotAvatar
 from .changes import (
     AddSeat,
     Change,
@@ -25,6 +26,10 @@ from .text import clean_text
 
 __all__ = [
     "AUTO_LEVEL",
+    "AVATARS",
+    "BOT_AVATAR",
+    "Avatar",
+    "BotAvatar",
     "REGISTRY",
     "TRANSITIONS",
     "NO_PAUSE",

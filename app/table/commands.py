@@ -11,6 +11,7 @@ from datetime import datetime
 from app.engine import Action, Draw, Options, apply, new_game
 from app.engine.options import MAX_PLAYERS, MIN_PLAYERS
 
+from .avatars import AVATARS
 from .changes import (
     AddSeat,
     Change,
@@ -56,9 +57,14 @@ def _next(table: Table, write: Write, at: datetime, **changes: object) -> Change
     if isinstance(write, StartGame | RecordMove):
         changes["play_version"] = table.version + 1
     after = replace(table, version=table.version + 1, **changes)  # type: ignore[arg-type]
-    if after.status is RoomStatus.LOBBY and after.seats != table.seats:
+    if after.status is RoomStatus.LOBBY and _sitting(after.seats) != _sitting(table.seats):
         after = replace(after, pause=NO_PAUSE)
     return Change(after, write, at)
+
+
+def _sitting(seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
+    """Who sits where, faces aside: a new avatar is no reason to ask everyone whether they are ready again."""
+    return tuple(replace(s, avatar=None) for s in seats)
 
 
 def _seat_index(table: Table, index: int, code: str = "bad_message") -> Seat:
@@ -337,6 +343,21 @@ def set_practice(table: Table, *, index: int, on: bool, at: datetime) -> Change 
     if seat.practice == on:
         return None
     changed = replace(seat, practice=on)
+    return _next(table, ReplaceSeat(changed), at, seats=_with_seat(table, changed))
+
+
+def set_avatar(table: Table, *, index: int, avatar: str, at: datetime) -> Change | None:
+    """A person shows ``avatar`` (one of ``AVATARS``) at their own seat, at any time (it changes nothing of
+    the game); None when it shows it already. A bot's seat always shows ``BOT_AVATAR``; when a seat changes
+    hands the face goes with its person (a new holder's seat starts with none until they pick one)."""
+    seat = _seat_index(table, index)
+    if avatar not in AVATARS:
+        raise Refusal("bad_message", f"{avatar!r} is not an avatar; pick one of: {', '.join(AVATARS)}")
+    if seat.is_bot:
+        raise Refusal("not_allowed", "a bot's seat shows the robot; avatars are for people")
+    if seat.avatar == avatar:
+        return None
+    changed = replace(seat, avatar=avatar)
     return _next(table, ReplaceSeat(changed), at, seats=_with_seat(table, changed))
 
 

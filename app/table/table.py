@@ -64,6 +64,7 @@ class Seat:
     former_token_hash: str | None = None  # a bot's seat: the token of the person it was handed from
     claim: Claim | None = None  # a bot's seat: the one request for it (pending, or approved and waiting)
     practice: bool = False  # a person's seat played for practice: its games are left out of the standings
+    avatar: str | None = None  # a person's seat: the face they picked (``avatars.AVATARS``); None: none yet
 
 
 @dataclass(frozen=True, slots=True)

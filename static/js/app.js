@@ -10,6 +10,9 @@ import { NewGameWatch, newGameBanner } from './new-game.js';
 import { initialState } from './state.js';
 import { forgetToken, learnOffered, notifyOn, savedToken, saveToken } from './storage.js';
 import { coachFollow, coachRefused, coachTake } from './views/coach.js';
+import { forgetToken, notifyOn, savedToken, saveToken } from './storage.js';
+import { applyLooks, settingsButton } from './views/settings.js';
+import { sendSavedAvatar } from './avatars.js';
 
 const els = {
   top: document.getElementById('topbar'),
@@ -293,6 +296,7 @@ function connect(token) {
       noticeRequestGone();
       noticeRoundEnd();
       noticeTurn(!!msg.game && ctx.seat !== null && msg.game.turn === ctx.seat && msg.game.phase === 'draw', ctx.route.code);
+      sendSavedAvatar(ctx, (message) => ctx.socket?.send(message));
       notice(ctx.pause, notePause(ctx.pause, ctx.room, ctx.game));
       // The server played this turn's end for us (the turn timer ran out, or we were away): say so.
       if ((msg.events ?? []).some((e) => e.auto && e.seat === ctx.seat && e.kind !== 'draw')) toast(t('time_up'));
@@ -465,6 +469,7 @@ function renderTop() {
       type: 'button', 'data-testid': 'learn-open', 'aria-label': t('learn_open'), title: t('learn_open'),
       onclick: () => openLearn(),
     }, '?'),
+    settingsButton(render),
     h('button.lang', {
       // Named by its visible text (the other language's name); what it does is its description.
       type: 'button', 'data-testid': 'lang', lang: other, title: t('lang_other_label'),
@@ -638,6 +643,7 @@ function start() {
 }
 
 applyDocument();
+applyLooks();
 onLangChange(() => {
   dropView();
   mount(els.chat);

@@ -53,6 +53,7 @@ export function cardEl(text, opts = {}) {
   const card = parseCard(text);
   const wild = isWild(text, opts.wildRank);
   const classes = ['card', card.joker ? 'joker' : RED.has(card.suit) ? 'red' : 'black'];
+  if (card.suit) classes.push(`suit-${card.suit}`); // the four-colour deck (app.css) colours by suit
   if (wild) classes.push('wild');
   if (opts.small) classes.push('small');
   if (opts.extraClass) classes.push(opts.extraClass);

@@ -2,6 +2,7 @@
 import { savedLang, saveLang } from './storage.js';
 import { STANDINGS_STRINGS } from './i18n-standings.js';
 import { LEARN_STRINGS } from './i18n-learn.js';
+import { LOOKS_STRINGS } from './i18n-looks.js';
 
 const en = {
   app_title: 'Three Thirteen',
@@ -688,6 +689,7 @@ const cardWords = {
 export const DICTIONARIES = { en, fa };
 for (const [code, strings] of Object.entries(STANDINGS_STRINGS)) Object.assign(DICTIONARIES[code], strings);
 for (const [code, strings] of Object.entries(LEARN_STRINGS)) Object.assign(DICTIONARIES[code], strings);
+for (const [code, strings] of Object.entries(LOOKS_STRINGS)) Object.assign(DICTIONARIES[code], strings);
 export const LANGS = ['en', 'fa'];
 const listeners = new Set();
 let current = readStored();

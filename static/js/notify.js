@@ -1,7 +1,8 @@
 // "Your turn", noticed (opt-in, remembered per browser): a short chime, a vibration on phones, and a browser
-// notification when the tab is hidden. Nothing sounds until the player turns it on with the bell.
+// notification when the tab is hidden. Nothing sounds until the player turns it on with the bell, and never
+// while sound is off in the settings (views/settings.js): the bell chooses the notices, that switch the sound.
 import { t } from './i18n.js';
-import { notifyOn, setNotify } from './storage.js';
+import { notifyOn, setNotify, soundOn } from './storage.js';
 
 let audio = null;
 let wasMyTurn = null; // null: no state seen yet (opening a table on your turn is not news)
@@ -19,7 +20,9 @@ export async function toggleNotify() {
   return on;
 }
 
-function chime() {
+/** The turn chime (the page's one sound): silent while sound is off in the settings. */
+export function chime() {
+  if (!soundOn()) return;
   try {
     audio = audio || new AudioContext();
     const now = audio.currentTime;

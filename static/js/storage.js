@@ -9,6 +9,10 @@ const KEYS = {
   confirm: 'tt.confirm',
   learn: 'tt.learn', // the walkthrough was offered on this browser ('offered')
   coach: 'tt.coach', // 'on' | 'off' (never chosen: off); 'done' once a first game ended with it on
+  cards: 'tt.cards',
+  deck: 'tt.deck',
+  sound: 'tt.sound',
+  avatar: 'tt.avatar',
 };
 
 function read(key) {
@@ -48,3 +52,14 @@ export const setLearnOffered = () => write(KEYS.learn, 'offered');
 /** The coach: 'on', 'off', or 'done' (it switched itself off after the first finished game; off too). */
 export const coachState = () => read(KEYS.coach) ?? 'off';
 export const setCoachState = (value) => write(KEYS.coach, value);
+/** How the cards look (views/settings.js): larger cards, and a four-colour deck (both off unless turned on). */
+export const largeCardsOn = () => read(KEYS.cards) === 'large';
+export const setLargeCards = (on) => write(KEYS.cards, on ? 'large' : 'standard');
+export const fourColoursOn = () => read(KEYS.deck) === 'four';
+export const setFourColours = (on) => write(KEYS.deck, on ? 'four' : 'two');
+/** Whether the page may make sound (on unless turned off); the bell still says which turn notices come. */
+export const soundOn = () => read(KEYS.sound) !== 'off';
+export const setSound = (on) => write(KEYS.sound, on ? 'on' : 'off');
+/** The face picked for your seat at every table (an id of the client config's ``avatars``), or null. */
+export const savedAvatar = () => read(KEYS.avatar);
+export const saveAvatar = (id) => write(KEYS.avatar, id);

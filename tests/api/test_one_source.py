@@ -19,6 +19,7 @@ from app.protocol import CLIENT_TYPES, AddBot
 from app.protocol.client_config import CLIENT_CONFIG_URL, PAGE_ELEMENT_ID
 from app.protocol.messages import CLIENT_MESSAGES, ClientMessages, Reaction
 from app.protocol.schema import protocol_schema
+from app.table import AVATARS, BOT_AVATAR
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "static" / "js"
@@ -36,6 +37,8 @@ def expected_config() -> dict[str, Any]:
         "bot_levels": list(get_args(BotLevel)),
         "default_bot_level": AddBot.model_fields["level"].default,
         "reactions": list(get_args(Reaction)),
+        "avatars": list(AVATARS),
+        "bot_avatar": BOT_AVATAR,
         "options": Options().to_dict(),
         "option_choices": {
             "decks": list(range(1, MAX_DECKS + 1)),
@@ -89,6 +92,7 @@ def test_the_js_client_keeps_no_copy_of_the_server_values() -> None:
     seat_counts = list(range(MIN_PLAYERS, MAX_PLAYERS + 1))
     spellings = _copies(list(BOT_LEVELS)) + _copies(list(get_args(Reaction))) + _copies(seat_counts)
     spellings += [emoji for emoji in get_args(Reaction)] + _copies(list(TURN_TIMERS)[1:])
+    spellings += _copies(list(AVATARS))
     found = []
     for path in sorted(CLIENT.rglob("*.js")):
         if path.name in ("config.js", "i18n.js"):

@@ -51,6 +51,7 @@ GOOD = [
     {"type": "end_game"},
     {"type": "ready"},
     {"type": "practice", "on": True},
+    {"type": "avatar", "avatar": "fox"},
     {"type": "hint"},
     {"type": "react", "emoji": "👍"},
 ]

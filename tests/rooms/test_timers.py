@@ -156,6 +156,7 @@ async def test_an_absent_seat_is_played_after_the_grace_period_and_taken_back(
         "auto": False,
         "program": False,
         "practice": False,
+        "avatar": None,
     }
     if handover:  # the host who was gone is back: the role returns to them
         await wait_until(lambda: room.table.host_seat == 0)

@@ -162,3 +162,14 @@ def test_a_finished_games_totals_say_the_place_the_shared_win_and_the_rounds_out
         assert final.perfect == (final.rounds_out_first == len(game.results))
     assert sum(f.win for f in finals) == pytest.approx(1.0)
     assert sum(f.rounds_out_first for f in finals) == sum(1 for r in game.results if r.went_out is not None)
+
+
+def test_a_face_is_a_persons_own_pick_among_the_fixed_few_and_never_a_bots() -> None:
+    table = lobby()
+    chosen = c.set_avatar(table, index=0, avatar="fox", at=T0)
+    assert chosen is not None and isinstance(chosen.write, ReplaceSeat) and chosen.write.seat.avatar == "fox"
+    assert c.set_avatar(chosen.table, index=0, avatar="fox", at=T0) is None  # so already: nothing to write
+    with pytest.raises(Refusal, match="not an avatar"):
+        c.set_avatar(table, index=0, avatar="dragon", at=T0)
+    with pytest.raises(Refusal, match="robot"):
+        c.set_avatar(table, index=1, avatar="fox", at=T0)

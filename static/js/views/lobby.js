@@ -9,8 +9,9 @@ import { shareBox } from './share.js';
 import { confirmDialog } from './confirm.js';
 import { makeHostButton } from './host.js';
 import { leaveButton } from './leave.js';
-import { botIcon, displayName, historyLink, nameLabel } from './widgets.js';
+import { displayName, historyLink, nameLabel } from './widgets.js';
 import { standingsLink } from './standings-links.js';
+import { avatarEl, avatarPicker } from '../avatars.js';
 
 // Kept across redraws (every presence change redraws the lobby): what the host last picked or opened.
 const picked = { botLevel: config.default_bot_level, rulesOpen: null };
@@ -23,7 +24,7 @@ function seatRow(ctx, actions, seat) {
   return h('li.seat-row', { 'data-testid': `seat-${seat.seat}`, class: you ? 'you' : '' },
     h('span.presence', { class: presence, role: 'img', 'aria-label': t(presence) }),
     h('span.seat-no', { 'aria-hidden': 'true' }, num(seat.seat + 1)),
-    seat.bot ? botIcon() : null,
+    avatarEl(seat),
     nameLabel(seat),
     you ? h('span.tag', {}, t('you')) : null,
     host ? h('span.tag.gold', {}, t('host')) : null,
@@ -130,6 +131,7 @@ export function renderLobby(container, ctx, actions) {
       h('h2', { id: 'lobby-title' }, t('lobby_waiting')),
       seats,
       practiceSwitch(ctx, actions),
+      avatarPicker(ctx, actions),
       askPanel(ctx, actions),
       room.spectators ? h('p.hint', {}, t('spectators', { n: room.spectators })) : null,
       status,
@@ -165,7 +167,7 @@ export function renderJoin(container, ctx, actions) {
   },
   h('h2', {}, t('join_this'), ' ', h('span.room-code', { dir: 'ltr' }, info.code)),
   h('ul.seats.compact', {}, info.seats.map((s) => h('li.seat-row', {},
-    h('span.presence', { class: s.connected ? 'online' : 'offline' }), nameLabel(s)))),
+    h('span.presence', { class: s.connected ? 'online' : 'offline' }), avatarEl(s), nameLabel(s)))),
   canJoin
     ? h('div.field', {}, h('label', { for: 'room-join-name' }, t('your_name')), nameInput)
     : h('p.notice', {}, t(info.status === 'lobby' ? 'table_full_choice' : 'game_started')),

@@ -2,6 +2,7 @@
 import { h, mount } from '../dom.js';
 import { t } from '../i18n.js';
 import { pauseLeft, pausing } from '../pause.js';
+import { avatarEl } from '../avatars.js';
 import { playerLink, standingsLink } from './standings-links.js';
 import { historyLink, meldGroups, nameLabel, scoreSheet, sheetBox, seatName as nameAmong, winnersLine } from './widgets.js';
 
@@ -17,7 +18,7 @@ export function liveScoreSheet(ctx, actions) {
   const newTab = game.phase !== 'game_over';
   const nameLink = (p) => (p.bot || p.program || !p.name ? null
     : playerLink(p.name, actions, { newTab, testid: `standings-of-${p.seat}` }));
-  return scoreSheet({ players, scores: game.scores, totals: game.totals, rounds: game.results, nameLink });
+  return scoreSheet({ players, scores: game.scores, totals: game.totals, rounds: game.results, nameLink, face: avatarEl });
 }
 
 function roundReveal(ctx, result, heading) {

@@ -10,8 +10,9 @@ import { gameOverPanel, hostBox } from './host.js';
 import { tableActions } from './leave.js';
 import { askPanel, seatRequestControls } from './seatask.js';
 import { turnStrip } from './turnstrip.js';
-import { botIcon, meldGroups, nameLabel, piles, seatName as nameAmong, winnersLine } from './widgets.js';
 import { coachBar, coachFollow, coachKey, markCoachTarget } from './coach.js';
+import { meldGroups, nameLabel, piles, seatName as nameAmong, winnersLine } from './widgets.js';
+import { avatarEl } from '../avatars.js';
 
 const TOUCH = window.matchMedia('(hover: none), (pointer: coarse)'); // a phone: no keys to mention
 const seatName = (ctx, seat) => nameAmong(ctx.room.seats, seat);
@@ -122,7 +123,7 @@ function playerChip(ctx, player, actions, timer) {
     'aria-current': isTurn ? 'true' : null,
   },
   h('span.presence', { class: presence, role: 'img', 'aria-label': t(presence) }),
-  info.bot ? botIcon() : null,
+  avatarEl(info),
   nameLabel(info),
   game.dealer === player.seat ? h('span.dealer', { title: t('dealer'), 'aria-label': t('dealer') }, t('dealer_short')) : null,
   game.went_out === player.seat ? h('span.tag.gold', {}, t('went_out_mark')) : null,

@@ -4,6 +4,7 @@
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { seatName } from './widgets.js';
+import { avatarEl } from '../avatars.js';
 
 /** The seats before and after ``game.turn`` (``next`` is null when the round ends after this turn). */
 export function turnOrder(game) {
@@ -22,7 +23,9 @@ function step(ctx, role, seat) {
     class: [role, mine ? 'you' : ''].join(' '), 'aria-current': role === 'now' ? 'step' : null,
   },
   h('span.turn-role', {}, t(`strip_${role}`)),
-  h('span.turn-name', { dir: 'auto' }, seat === null ? t('strip_round_end') : seatName(ctx.room.seats, seat)));
+  h('span.turn-who', {},
+    seat === null ? null : avatarEl(ctx.room.seats.find((s) => s.seat === seat) ?? { seat }),
+    h('span.turn-name', { dir: 'auto' }, seat === null ? t('strip_round_end') : seatName(ctx.room.seats, seat))));
 }
 
 /** The strip for the table in ``ctx`` (null when no turn is on: game over, or no players). */

@@ -128,7 +128,7 @@ export function scoreSheet(sheet) {
       h('th', { scope: 'col' }, t('round_col')),
       sheet.players.map((p) => h('th', { scope: 'col', class: lead.has(p.seat) ? 'leader' : '' },
         lead.has(p.seat) ? h('span.crown', { 'aria-label': t('leader') }, '♛ ') : null,
-        sheet.nameLink?.(p) ?? h('span', { dir: 'auto' }, displayName(p)))))),
+        sheet.face?.(p), sheet.nameLink?.(p) ?? h('span', { dir: 'auto' }, displayName(p)))))),
     h('tbody', {}, sheet.scores.map((row, r) => {
       const info = sheet.rounds[r];
       return h('tr', {},

@@ -1,0 +1,80 @@
+// Your way of seeing the cards, kept per browser: larger cards, a four-colour deck, and whether the page
+// makes sound. A gear in the top bar (every page) opens a modal dialog that keeps the keyboard inside it,
+// closes on Escape or a tap outside, and gives focus back to the gear. A change shows at once.
+import { h } from '../dom.js';
+import { t } from '../i18n.js';
+import {
+  fourColoursOn, largeCardsOn, setFourColours, setLargeCards, setSound, soundOn,
+} from '../storage.js';
+
+/** Put the saved looks on the page (``html[data-cards]``, ``html[data-deck]``: app.css sizes and colours). */
+export function applyLooks() {
+  document.documentElement.dataset.cards = largeCardsOn() ? 'large' : 'standard';
+  document.documentElement.dataset.deck = fourColoursOn() ? 'four' : 'two';
+}
+
+const SWITCHES = [
+  { key: 'large_cards', on: largeCardsOn, set: setLargeCards },
+  { key: 'four_colours', on: fourColoursOn, set: setFourColours },
+  { key: 'sound', on: soundOn, set: setSound },
+];
+
+let close = null; // the open dialog's closer
+
+/** The gear that opens the settings; ``changed`` redraws the page after a change (the hand is fitted again). */
+export function settingsButton(changed) {
+  return h('button.gear', {
+    type: 'button', 'data-testid': 'settings', 'aria-label': t('settings'), title: t('settings'),
+    'aria-haspopup': 'dialog', onclick: () => openSettings(changed),
+  }, h('span', { 'aria-hidden': 'true' }, '⚙'));
+}
+
+export function openSettings(changed) {
+  close?.();
+  const rows = SWITCHES.map(({ key, on, set }) => h('label.setting', {},
+    h('input.switch', {
+      type: 'checkbox', role: 'switch', checked: on(), 'data-testid': `setting-${key}`,
+      'aria-describedby': `setting-${key}-hint`,
+      onchange: (event) => {
+        set(event.currentTarget.checked);
+        applyLooks();
+        changed?.();
+        window.dispatchEvent(new Event('resize')); // the hand is fitted to the new card size
+      },
+    }),
+    h('span.setting-text', {}, h('span.setting-name', {}, t(`setting_${key}`)),
+      h('span.hint', { id: `setting-${key}-hint` }, t(`setting_${key}_hint`)))));
+  const done = h('button.primary', { type: 'button', 'data-testid': 'settings-close' }, t('close'));
+  const dialog = h('div.dialog.settings-dialog', {
+    role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'settings-title', 'data-testid': 'settings-dialog',
+  },
+  h('h2', { id: 'settings-title' }, t('settings')),
+  h('p.hint', {}, t('settings_intro')),
+  h('div.settings-list', {}, rows),
+  h('div.row.end', {}, done));
+  const backdrop = h('div.backdrop.settings-backdrop', {}, dialog);
+
+  const finish = () => {
+    if (close !== finish) return;
+    close = null;
+    backdrop.remove();
+    document.querySelector('[data-testid=settings]')?.focus({ preventScroll: true }); // the gear (drawn anew)
+  };
+  close = finish;
+  done.addEventListener('click', finish);
+  backdrop.addEventListener('click', (event) => { if (event.target === backdrop) finish(); });
+  backdrop.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') {
+      event.stopPropagation();
+      finish();
+    } else if (event.key === 'Tab') { // the keyboard goes round the dialog's controls
+      const stops = [...dialog.querySelectorAll('input, button')];
+      const at = stops.indexOf(document.activeElement);
+      const next = (at + (event.shiftKey ? -1 : 1) + stops.length) % stops.length;
+      event.preventDefault();
+      stops[next].focus();
+    }
+  });
+  document.body.append(backdrop);
+  dialog.querySelector('input').focus();
+}
