@@ -10,7 +10,6 @@ import { NewGameWatch, newGameBanner } from './new-game.js';
 import { initialState } from './state.js';
 import { forgetToken, learnOffered, notifyOn, savedToken, saveToken } from './storage.js';
 import { coachFollow, coachRefused, coachTake } from './views/coach.js';
-import { forgetToken, notifyOn, savedToken, saveToken } from './storage.js';
 import { applyLooks, settingsButton } from './views/settings.js';
 import { sendSavedAvatar } from './avatars.js';
 
