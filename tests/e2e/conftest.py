@@ -74,9 +74,9 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextlib.contextmanager
-def serving(tmp: Path, **settings: str) -> Iterator[str]:
-    """``python -m app`` on a fresh SQLite database in ``tmp`` with ``settings`` (environment variables):
-    its base URL while it runs."""
+def serving(tmp: Path, cwd: Path = ROOT, **settings: str) -> Iterator[str]:
+    """``python -m app`` (run in ``cwd``) on a fresh SQLite database in ``tmp`` with ``settings``
+    (environment variables): its base URL while it runs."""
     port = _free_port()
     env = {
         **os.environ,
@@ -90,7 +90,7 @@ def serving(tmp: Path, **settings: str) -> Iterator[str]:
     log = tmp / "server.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "app"], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
         )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -1,0 +1,179 @@
+"""The client installs as an app: its manifest (both languages, icons), its service worker (controls the
+page, keeps the shell for offline, follows a new deploy), and what it shows offline, in a real Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from .conftest import ROOT, screenshot, serving
+
+pytestmark = pytest.mark.e2e
+
+PHONE = (390, 844)
+OFFLINE_EN = "You are offline"
+OFFLINE_FA = "شما آفلاین هستید"
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def controlled(page: Any) -> None:
+    """Wait for the worker to be installed and active, then reload: the page is now under its control."""
+    page.evaluate("async () => { await navigator.serviceWorker.ready; }")  # resolves once one is active
+    page.reload()
+    page.wait_for_function("() => !!navigator.serviceWorker.controller")
+
+
+def test_the_manifest_is_linked_in_the_pages_language_and_valid(new_page: Any, server: str) -> None:
+    page = new_page()
+    page.goto(f"{server}/")
+    page.wait_for_selector("[data-testid=create-name]")
+    cdp = page.context.new_cdp_session(page)
+    names = {}
+    for lang in ("en", "fa"):
+        if lang == "fa":
+            page.click("[data-testid=lang]")
+            page.wait_for_function("() => document.documentElement.lang === 'fa'")
+        href = page.get_attribute("link[rel=manifest]", "href")
+        assert href == f"/manifest.{lang}.webmanifest"
+        response = page.request.get(f"{server}{href}")
+        assert response.status == 200
+        assert response.headers["content-type"] == "application/manifest+json"
+        manifest = response.json()
+        names[lang] = manifest["name"]
+        assert manifest["lang"] == lang and manifest["dir"] == ("rtl" if lang == "fa" else "ltr")
+        assert (manifest["id"], manifest["start_url"], manifest["scope"]) == ("/", "/", "/")
+        assert manifest["display"] == "standalone" and manifest["theme_color"] == "#0d3b2e"
+        assert manifest["launch_handler"]["client_mode"][0] == "navigate-existing"
+        purposes = set()
+        for icon in manifest["icons"]:
+            image = page.request.get(f"{server}{icon['src']}")
+            assert image.status == 200 and image.headers["content-type"] == "image/png"
+            width, height = png_size(image.body())
+            assert icon["sizes"] == f"{width}x{height}"
+            purposes.add((icon["purpose"], width))
+        assert {("any", 192), ("any", 512), ("maskable", 512)} <= purposes
+        # Chromium reads the linked manifest as it would to install the app: no errors.
+        parsed = cdp.send("Page.getAppManifest")
+        assert parsed["url"].endswith(href)
+        assert parsed["errors"] == [], parsed["errors"]
+    assert names == {"en": "Three Thirteen", "fa": "سه و سیزده"}
+
+
+def test_the_worker_controls_the_page_after_a_reload(new_page: Any, server: str) -> None:
+    page = new_page()
+    page.goto(f"{server}/")
+    assert page.evaluate("() => navigator.serviceWorker.controller") is None
+    controlled(page)
+    scope = page.evaluate("async () => (await navigator.serviceWorker.getRegistration()).scope")
+    assert scope == f"{server}/"
+    # The shell is kept: this build's entry module is in the worker's cache.
+    entry = page.get_attribute("script[type=module]", "src")
+    assert page.evaluate("async (url) => !!(await caches.match(url))", entry)
+
+
+def new_room(server: str) -> str:
+    created = httpx.post(f"{server}/api/rooms", json={"name": "Sara", "seats": 4}).json()
+    return str(created["code"])
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_offline_a_visited_page_shows_the_shell_and_a_page_needing_the_api_says_offline(
+    new_page: Any, server: str, lang: str
+) -> None:
+    page = new_page(*PHONE, lang)
+    code = new_room(server)
+    page.goto(f"{server}/r/{code}")
+    page.wait_for_selector("[data-testid=join-name]")
+    controlled(page)
+    page.wait_for_selector("[data-testid=join-name]")
+    offline = OFFLINE_FA if lang == "fa" else OFFLINE_EN
+
+    page.context.set_offline(True)
+    page.reload()  # the room's page: its kept copy; the room's info cannot come
+    assert page.locator(".brand").is_visible()  # the app, not Chromium's error page
+    page.wait_for_selector(f"#main .error:has-text('{offline}')")
+    screenshot(page, f"pwa-offline-room-{lang}-phone.png")
+
+    page.goto(f"{server}/standings")  # never visited: the home page's shell, reading this address
+    page.wait_for_selector(f"#main .error:has-text('{offline}')")
+    assert page.locator("html").get_attribute("dir") == ("rtl" if lang == "fa" else "ltr")
+    screenshot(page, f"pwa-offline-standings-{lang}-phone.png")
+
+    page.context.set_offline(False)
+    page.reload()  # back online: the page itself, from the network
+    page.wait_for_selector("[data-testid=standings]")
+
+
+def test_offline_with_nothing_kept_a_page_says_offline_in_both_languages(new_page: Any, server: str) -> None:
+    page = new_page(*PHONE)
+    page.goto(f"{server}/")
+    controlled(page)
+    page.evaluate("async () => { for (const name of await caches.keys()) await caches.delete(name); }")
+    page.context.set_offline(True)
+    response = page.goto(f"{server}/standings")
+    assert response.status == 503
+    notice = page.locator("[data-testid=offline]")
+    assert OFFLINE_EN in notice.inner_text() and OFFLINE_FA in notice.inner_text()
+    assert page.locator("[data-testid=offline] [lang=fa]").get_attribute("dir") == "rtl"
+    screenshot(page, "pwa-offline-nothing-kept-phone.png")
+
+
+# Wait (15 s at most) until the worker's cache is another than ``old``, and the only one.
+OTHER_CACHE_ONLY = """async (old) => {
+  for (const end = Date.now() + 15000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    const keys = await caches.keys();
+    if (keys.length === 1 && keys[0] !== old) return;
+  }
+  throw new Error(`the caches are still ${await caches.keys()}`);
+}"""
+
+
+@pytest.fixture
+def deployable(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A server running from a copy of the project's code and client (so that a test can deploy a change to
+    a client file): its base URL and its static/ folder."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for folder in ("app", "static"):
+        shutil.copytree(ROOT / folder, tree / folder, ignore=shutil.ignore_patterns("__pycache__", "vendor"))
+    for name in ("migrations", "docs", "alembic.ini"):
+        (tree / name).symlink_to(ROOT / name)
+    with serving(tmp_path, tree, PYTHONPATH=str(tree)) as base:
+        yield base, tree / "static"
+
+
+def test_a_new_deploy_is_picked_up_and_the_old_cache_dropped(
+    new_page: Any, deployable: tuple[str, Path]
+) -> None:
+    base, static = deployable
+    page = new_page()
+    page.goto(f"{base}/")
+    controlled(page)
+    caches_before = page.evaluate("() => caches.keys()")
+    assert len(caches_before) == 1
+    old_dom = page.get_attribute("link[rel=modulepreload][href^='/static/js/dom.js']", "href")
+
+    with (static / "js" / "dom.js").open("a") as out:  # the deploy: one client file changes
+        out.write("\n// a new deploy\n")
+    page.reload()  # the page comes from the network (names the new hash); the browser sees the new worker
+    new_dom = page.get_attribute("link[rel=modulepreload][href^='/static/js/dom.js']", "href")
+    assert new_dom != old_dom
+    page.evaluate(OTHER_CACHE_ONLY, caches_before[0])
+    assert page.evaluate("async (url) => !!(await caches.match(url))", new_dom)
+    assert not page.evaluate("async (url) => !!(await caches.match(url))", old_dom)
+    # Offline, the page kept is of the new build: everything it names is in the cache.
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("[data-testid=create-name]")
+    assert page.get_attribute("link[rel=modulepreload][href^='/static/js/dom.js']", "href") == new_dom
