@@ -2,17 +2,20 @@
 // It keeps the client's files so that a page opens at once on a slow link, and opens at all offline:
 //  - /static/...?v=<hash> (a file's content never changes under its URL): from the cache first;
 //  - pages (/, /r/CODE, its history and replays, /standings, /games/ID): from the network first; if the
-//    network has not answered in a moment, or is down, a kept copy of the page, else of the home page (the
-//    same client: it reads the address), else a page saying "you are offline";
+//    network has not answered in 50 ms, or is down, a kept copy of the page, else of the home page (the same
+//    client: it reads the address), else a page saying "you are offline". What the network brings later is
+//    kept for the next time;
 //  - everything else (the API, the WebSocket, /healthz, /readyz, /metrics, /docs): never touched.
 // A new deploy changes this script (new hashes), so browsers install the new worker; it takes over at once,
-// and drops the caches of older builds. A kept page always names files of the worker's own build (checked
-// before it is kept), so what a page asks for offline is in the cache.
+// and drops the caches of older builds (but the last: see activate). A kept page always names files of the
+// worker's own build (checked before it is kept), so what a page asks for offline is in the cache.
 const BUILD = 'dev';
 const SHELL = [];
 
 const CACHE = `tt-${BUILD}`;
-const PAGE_PATIENCE_MS = 2500;
+// A page not there by then comes from the cache (the network's copy is kept for next time): on a phone's link
+// (a round trip of 100 ms or more) a kept page opens at once; a server next door still answers in time.
+const PAGE_PATIENCE_MS = 50;
 const PAGES = /^\/(?:r\/[A-Za-z0-9]+(?:\/history|\/replay\/[a-z0-9]+)?\/?|standings(?:\/.*)?|games\/[a-z0-9]+\/?)?$/;
 const ENTRY = SHELL.find((url) => url.startsWith('/static/js/app.js?')); // every page names it
 const STYLE = SHELL.find((url) => url.startsWith('/static/css/app.css?'));
@@ -31,9 +34,10 @@ self.addEventListener('install', (event) => {
 
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
-    for (const name of await caches.keys()) {
-      if (name.startsWith('tt-') && name !== CACHE) await caches.delete(name);
-    }
+    // Older builds' caches go, but for the one before this: a page opened from it a moment ago (before this
+    // worker took over) still finds every file it names, of its own build.
+    const older = (await caches.keys()).filter((name) => name.startsWith('tt-') && name !== CACHE);
+    for (const name of older.slice(0, -1)) await caches.delete(name);
     await self.clients.claim();
   })());
 });
@@ -51,9 +55,9 @@ self.addEventListener('fetch', (event) => {
 });
 
 async function cacheFirst(request, url) {
-  const cache = await caches.open(CACHE);
-  const kept = await cache.match(request);
+  const kept = await caches.match(request); // this build's cache, or the one before (its page's files)
   if (kept) return kept;
+  const cache = await caches.open(CACHE);
   const response = await fetch(request);
   // Only this build's files: an older page's URL now answers with the current content.
   if (response.ok && SHELL.includes(url.pathname + url.search)) await cache.put(request, response.clone());
@@ -85,13 +89,25 @@ async function fromNetworkOrKept(network, url) {
   const patience = new Promise((resolve) => { setTimeout(resolve, PAGE_PATIENCE_MS, null); });
   const answer = await Promise.race([network.catch(() => null), patience]);
   if (answer) return answer;
-  const kept = (await cache.match(url.pathname)) ?? (await cache.match('/'));
+  const kept = await cache.match(url.pathname);
   if (kept) return kept;
+  const home = await cache.match('/');
+  if (home) return asPage(home, url.pathname);
   try {
     return await network;
   } catch {
     return offlinePage(url);
   }
+}
+
+/** The home page's copy, to open at ``path``: the client reads the address; a room's page also asks for the
+ * room's info at once, as the server's own room pages do (app/api/pages.py, _room_preload). */
+async function asPage(home, path) {
+  const room = path.match(/^\/r\/([A-Za-z0-9]{1,32})\/?$/);
+  if (!room) return home;
+  const preload = `<link rel="preload" href="/api/rooms/${room[1].toUpperCase()}" as="fetch" crossorigin="anonymous">`;
+  const html = (await home.text()).replace('</head>', `${preload}\n</head>`);
+  return new Response(html, { status: home.status, statusText: home.statusText, headers: home.headers });
 }
 
 /** Nothing kept and no network: say so, in both languages (no script; this build's stylesheet if kept). */

@@ -88,3 +88,10 @@ async def test_a_changed_client_file_changes_the_worker(monkeypatch: pytest.Monk
     assert after != before
     assert "/static/js/dom.js?v=0123456789ab" in after
     assert re.search(r"const BUILD = (.*);", after)[1] != re.search(r"const BUILD = (.*);", before)[1]
+
+
+def test_the_worker_asks_for_a_rooms_info_as_the_servers_room_pages_do() -> None:
+    """Opening a room's page from the home page's copy, the worker adds the preload the server's room pages
+    carry (the same request the client makes, so it is used, not made twice)."""
+    source = (pages.STATIC_DIR / "sw.js").read_text(encoding="utf-8")
+    assert pages._room_preload("ABCDE").replace("ABCDE", "${room[1].toUpperCase()}") in source

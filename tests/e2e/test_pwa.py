@@ -129,14 +129,26 @@ def test_offline_with_nothing_kept_a_page_says_offline_in_both_languages(new_pag
     screenshot(page, "pwa-offline-nothing-kept-phone.png")
 
 
-# Wait (15 s at most) until the worker's cache is another than ``old``, and the only one.
-OTHER_CACHE_ONLY = """async (old) => {
-  for (const end = Date.now() + 15000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+# Wait (15 s at most) until the worker is settled (none installing or waiting) with ``count`` caches, of
+# which none is ``gone``; the caches' names.
+SETTLED = """async ([count, gone]) => {
+  const settled = async () => {
+    const registration = await navigator.serviceWorker.getRegistration();
     const keys = await caches.keys();
-    if (keys.length === 1 && keys[0] !== old) return;
+    const idle = !registration.installing && !registration.waiting;
+    return idle && keys.length === count && !keys.includes(gone) ? keys : null;
+  };
+  for (const end = Date.now() + 15000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    const keys = await settled();
+    if (keys) return keys;
   }
   throw new Error(`the caches are still ${await caches.keys()}`);
 }"""
+DOM = "link[rel=modulepreload][href^='/static/js/dom.js']"
+
+
+def kept(page: Any, url: str) -> bool:
+    return bool(page.evaluate("async (url) => !!(await caches.match(url))", url))
 
 
 @pytest.fixture
@@ -153,27 +165,33 @@ def deployable(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         yield base, tree / "static"
 
 
-def test_a_new_deploy_is_picked_up_and_the_old_cache_dropped(
+def test_a_new_deploy_is_picked_up_and_older_caches_dropped(
     new_page: Any, deployable: tuple[str, Path]
 ) -> None:
     base, static = deployable
     page = new_page()
     page.goto(f"{base}/")
     controlled(page)
-    caches_before = page.evaluate("() => caches.keys()")
-    assert len(caches_before) == 1
-    old_dom = page.get_attribute("link[rel=modulepreload][href^='/static/js/dom.js']", "href")
+    (first,) = page.evaluate(SETTLED, [1, ""])
+    doms = [page.get_attribute(DOM, "href")]
 
-    with (static / "js" / "dom.js").open("a") as out:  # the deploy: one client file changes
-        out.write("\n// a new deploy\n")
-    page.reload()  # the page comes from the network (names the new hash); the browser sees the new worker
-    new_dom = page.get_attribute("link[rel=modulepreload][href^='/static/js/dom.js']", "href")
-    assert new_dom != old_dom
-    page.evaluate(OTHER_CACHE_ONLY, caches_before[0])
-    assert page.evaluate("async (url) => !!(await caches.match(url))", new_dom)
-    assert not page.evaluate("async (url) => !!(await caches.match(url))", old_dom)
-    # Offline, the page kept is of the new build: everything it names is in the cache.
+    for deploy in (1, 2):  # each deploy: one client file changes
+        with (static / "js" / "dom.js").open("a") as out:
+            out.write(f"\n// deploy {deploy}\n")
+        page.reload()  # a navigation: the browser checks the worker's script, finds it changed
+        caches = page.evaluate(SETTLED, [2, first if deploy == 2 else ""])
+        page.reload()  # the page of the new build (from the network, or the new worker's cache)
+        doms.append(page.get_attribute(DOM, "href"))
+        assert doms[-1] != doms[-2]
+        assert kept(page, doms[-1])
+        # The build before stays (a page opened from it finds its files); the one before that is gone.
+        assert kept(page, doms[-2])
+        if deploy == 1:
+            assert first in caches
+        else:
+            assert first not in caches and not kept(page, doms[0])
+    # Offline, the page kept is of the latest build: everything it names is in the cache.
     page.context.set_offline(True)
     page.reload()
     page.wait_for_selector("[data-testid=create-name]")
-    assert page.get_attribute("link[rel=modulepreload][href^='/static/js/dom.js']", "href") == new_dom
+    assert page.get_attribute(DOM, "href") == doms[-1]
