@@ -5,9 +5,10 @@ opens ``/r/{code}`` in Chromium (Debian's, through Playwright) under Chromium's 
 ``Network.emulateNetworkConditions``) and measures the time from navigation start to the join form's name
 box being visible (a MutationObserver in the page records ``performance.now()`` the moment it appears).
 
-- Cold: a new browser context per run, the browser's cache disabled. Each network profile runs ``--runs``
-  times, interleaved; the summary gives medians, the ratio to the unthrottled run, and what was transferred
-  before the form showed (requests, bytes on the wire).
+- Cold: a new browser context per run (an empty cache; ``--disable-cache``: DevTools' "disable cache"
+  too, which also stops the page's preloads from being used, so the room's info is fetched twice). Each
+  network profile runs ``--runs`` times, interleaved; the summary gives medians, the ratio to the
+  unthrottled run, and what was transferred before the form showed (requests, bytes on the wire).
 - Second visit (slow mobile link): in a new context the link is opened once (unthrottled), the service worker
   installs, the page is closed, and the link is opened again in a new page of the same context (cache
   enabled) under the slow link, which is applied to the worker's own fetches too (its CDP target). The
@@ -95,15 +96,18 @@ FETCHED_BEFORE_FORM = """() => [
   .map((e) => [e.name, Math.round(e.startTime), Math.round(e.responseEnd), e.transferSize])"""
 
 
-def load_once(browser: Any, url: str, profile: Profile) -> Run:
-    """Open ``url`` in a fresh context (empty cache) under ``profile``; time until the join form shows."""
+def load_once(browser: Any, url: str, profile: Profile, disable_cache: bool = False) -> Run:
+    """Open ``url`` in a fresh context (empty cache) under ``profile``; time until the join form shows. With
+    ``disable_cache``, DevTools' "disable cache" too (which also keeps the page's own preloads from being
+    used: the room's info is then fetched twice)."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
     try:
         page = context.new_page()
         page.add_init_script(WATCH_FORM)
         cdp = context.new_cdp_session(page)
         cdp.send("Network.enable")
-        cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        if disable_cache:
+            cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         cdp.send("Network.emulateNetworkConditions", profile.conditions())
         page.goto(url, wait_until="commit")
         page.wait_for_selector(FORM, state="visible", timeout=60_000)
@@ -245,9 +249,7 @@ def main() -> None:
 def report(results: dict[str, list[Run]], runs: int) -> None:
     """Medians per profile, their ratio to the unthrottled run, and what the slow link carried."""
     base = statistics.median(r.seconds for r in results[PROFILES[-1].name])
-    print(
-        f"\nTime from opening the room link to the join form, median of {runs} cold loads (cache disabled):"
-    )
+    print(f"\nTime from opening the room link to the join form, median of {runs} cold loads (empty cache):")
     print(f"{'network':34} {'median':>8} {'min':>7} {'max':>7} {'x none':>7} {'requests':>9} {'bytes':>8}")
     for profile in PROFILES:
         runs_ = results[profile.name]
