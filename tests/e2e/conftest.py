@@ -135,11 +135,15 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def new_page(browser: Any) -> Iterator[Any]:
-    """new_page(width, height, lang='en') -> a page in its own context (own localStorage); JS errors fail."""
+    """new_page(width, height, lang='en', **context options) -> a page in its own context (own localStorage);
+    JS errors fail."""
     contexts: list[Any] = []
     errors: list[str] = []
 
     def make(width: int = 1024, height: int = 760, lang: str = "en", **kwargs: Any) -> Any:
+        # The service worker (static/sw.js) only where a test asks for it (tests/e2e/test_pwa.py): elsewhere
+        # every request goes to the server as the test routes it (page.route misses what a worker answers).
+        kwargs.setdefault("service_workers", "block")
         context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US", **kwargs)
         # A fresh browser starts in ``lang`` (the client would otherwise follow the browser's language).
         context.add_init_script(

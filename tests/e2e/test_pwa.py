@@ -35,7 +35,7 @@ def controlled(page: Any) -> None:
 
 
 def test_the_manifest_is_linked_in_the_pages_language_and_valid(new_page: Any, server: str) -> None:
-    page = new_page()
+    page = new_page(service_workers="allow")
     page.goto(f"{server}/")
     page.wait_for_selector("[data-testid=create-name]")
     cdp = page.context.new_cdp_session(page)
@@ -71,7 +71,7 @@ def test_the_manifest_is_linked_in_the_pages_language_and_valid(new_page: Any, s
 
 
 def test_the_worker_controls_the_page_after_a_reload(new_page: Any, server: str) -> None:
-    page = new_page()
+    page = new_page(service_workers="allow")
     page.goto(f"{server}/")
     assert page.evaluate("() => navigator.serviceWorker.controller") is None
     controlled(page)
@@ -91,7 +91,7 @@ def new_room(server: str) -> str:
 def test_offline_a_visited_page_shows_the_shell_and_a_page_needing_the_api_says_offline(
     new_page: Any, server: str, lang: str
 ) -> None:
-    page = new_page(*PHONE, lang)
+    page = new_page(*PHONE, lang, service_workers="allow")
     code = new_room(server)
     page.goto(f"{server}/r/{code}")
     page.wait_for_selector("[data-testid=join-name]")
@@ -116,7 +116,7 @@ def test_offline_a_visited_page_shows_the_shell_and_a_page_needing_the_api_says_
 
 
 def test_offline_with_nothing_kept_a_page_says_offline_in_both_languages(new_page: Any, server: str) -> None:
-    page = new_page(*PHONE)
+    page = new_page(*PHONE, service_workers="allow")
     page.goto(f"{server}/")
     controlled(page)
     page.evaluate("async () => { for (const name of await caches.keys()) await caches.delete(name); }")
@@ -169,7 +169,7 @@ def test_a_new_deploy_is_picked_up_and_older_caches_dropped(
     new_page: Any, deployable: tuple[str, Path]
 ) -> None:
     base, static = deployable
-    page = new_page()
+    page = new_page(service_workers="allow")
     page.goto(f"{base}/")
     controlled(page)
     (first,) = page.evaluate(SETTLED, [1, ""])
