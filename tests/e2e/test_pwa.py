@@ -27,9 +27,16 @@ def png_size(data: bytes) -> tuple[int, int]:
     return width, height
 
 
+# ``ready`` resolves once a worker is active; never, without one: fail after 15 s instead.
+ACTIVE = """() => Promise.race([
+  navigator.serviceWorker.ready,
+  new Promise((_, fail) => { setTimeout(() => fail(new Error('no active service worker in 15 s')), 15000); }),
+]).then(() => true)"""
+
+
 def controlled(page: Any) -> None:
     """Wait for the worker to be installed and active, then reload: the page is now under its control."""
-    page.evaluate("async () => { await navigator.serviceWorker.ready; }")  # resolves once one is active
+    page.evaluate(ACTIVE)
     page.reload()
     page.wait_for_function("() => !!navigator.serviceWorker.controller")
 
