@@ -12,7 +12,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import metrics
-from app.api import docs, documents, history, ops, pages, qr, rooms, standings, ws
+from app.api import docs, documents, history, install, ops, pages, qr, rooms, standings, ws
 from app.api.body_limit import BodySizeLimitMiddleware
 from app.api.errors import install_error_handlers
 from app.api.limits import AddressLimits
@@ -82,6 +82,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.include_router(documents.router)
     app.include_router(qr.router)
     app.include_router(pages.router)
+    app.include_router(install.router)
     app.include_router(ops.router)
     app.include_router(docs.router)
     app.mount("/static", pages.ClientFiles(directory=pages.STATIC_DIR, check_dir=False), name="static")

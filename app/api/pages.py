@@ -40,12 +40,18 @@ _ENTRY = "js/app.js"
 _IMMUTABLE = "public, max-age=31536000, immutable"
 
 
+_HASHED = (".js", ".css", ".png")
+_SERVED_ELSEWHERE = {"sw.js"}  # the service worker's source: served at /sw.js (app/api/install.py)
+
+
 def _versions() -> dict[str, str]:
     """Every client file (path under static/) and a short hash of its content."""
     return {
         path.relative_to(STATIC_DIR).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()[:12]
         for path in sorted(STATIC_DIR.rglob("*"))
-        if path.suffix in (".js", ".css") and path.is_file()
+        if path.suffix in _HASHED
+        and path.is_file()
+        and path.relative_to(STATIC_DIR).as_posix() not in _SERVED_ELSEWHERE
     }
 
 
@@ -124,6 +130,13 @@ def _index_html(page: str = "home") -> str | None:
         assert isinstance(versions, dict)
         rendered[page] = _render_index(index.read_text(encoding="utf-8"), versions, page)
     return str(rendered[page])
+
+
+def client_versions() -> dict[str, str]:
+    """The client's files (paths under static/) and their content hashes now (their URLs' ``?v=``)."""
+    _index_html()  # made again if a file changed
+    versions = _page_cache.get("versions")
+    return dict(versions) if isinstance(versions, dict) else _versions()
 
 
 def _index(page: str, status_code: int = 200, *, room: str | None = None) -> Response:

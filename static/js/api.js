@@ -39,7 +39,7 @@ async function request(method, path, body) {
   try {
     response = await (method === 'GET' ? read(path) : send(method, path, body));
   } catch {
-    throw new ApiError(0, 'network', '');
+    throw new ApiError(0, navigator.onLine === false ? 'offline' : 'network', '');
   }
   let data = null;
   try {

@@ -659,3 +659,18 @@ window.addEventListener('offline', () => ctx.socket?.offline());
 setInterval(pauseTick, 250);
 window.addEventListener('online', () => ctx.socket?.reconnectNow());
 start();
+
+// ---- installing as an app ------------------------------------------------------------------------------------
+
+/** The manifest in the page's language (/manifest.en.webmanifest or .fa: the same app, app/api/install.py). */
+function followLanguageInManifest() {
+  const link = document.querySelector('link[rel=manifest]');
+  if (link) link.href = `/manifest.${lang()}.webmanifest`;
+}
+followLanguageInManifest();
+onLangChange(followLanguageInManifest);
+// The service worker (static/sw.js) keeps the client for slow links and offline; browsers allow one only in a
+// secure context (https, or this machine: localhost, 127.0.0.1).
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  window.addEventListener('load', () => navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {}), { once: true });
+}

@@ -74,9 +74,9 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextlib.contextmanager
-def serving(tmp: Path, **settings: str) -> Iterator[str]:
-    """``python -m app`` on a fresh SQLite database in ``tmp`` with ``settings`` (environment variables):
-    its base URL while it runs."""
+def serving(tmp: Path, cwd: Path = ROOT, **settings: str) -> Iterator[str]:
+    """``python -m app`` (run in ``cwd``) on a fresh SQLite database in ``tmp`` with ``settings``
+    (environment variables): its base URL while it runs."""
     port = _free_port()
     env = {
         **os.environ,
@@ -90,7 +90,7 @@ def serving(tmp: Path, **settings: str) -> Iterator[str]:
     log = tmp / "server.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "app"], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
         )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -185,13 +185,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.fixture
 def new_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """new_page(width, height, lang='en') -> a page in its own context (own localStorage); JS errors fail."""
+    """new_page(width, height, lang='en', **context options) -> a page in its own context (own localStorage);
+    JS errors fail."""
     contexts: list[Any] = []
     errors: list[str] = []
     journal = PageJournal()
     request.node.page_journal = journal
 
     def make(width: int = 1024, height: int = 760, lang: str = "en", **kwargs: Any) -> Any:
+        # The service worker (static/sw.js) only where a test asks for it (tests/e2e/test_pwa.py): elsewhere
+        # every request goes to the server as the test routes it (page.route misses what a worker answers).
+        kwargs.setdefault("service_workers", "block")
         context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US", **kwargs)
         # A fresh browser starts in ``lang`` (the client would otherwise follow the browser's language).
         context.add_init_script(

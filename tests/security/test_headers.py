@@ -33,6 +33,8 @@ REQUESTS = [
     ("GET", "/metrics", None),
     ("GET", "/static/js/app.js", None),
     ("GET", "/static/css/app.css", None),
+    ("GET", "/sw.js", None),
+    ("GET", "/manifest.en.webmanifest", None),
     ("GET", "/static/no-such-file.js", None),  # 404 from the static files
     ("GET", "/no/such/page", None),  # 404 from the router
     ("GET", "/api/rooms/ZZZZZ", None),  # room_not_found

@@ -31,7 +31,7 @@ async function load(code, rerender) {
     Object.assign(view, { games, board, error: null });
   } catch (err) {
     if (view.code !== code) return;
-    view.error = err.status === 404 ? t('err_not_found') : t('error', { message: err.message || err.code });
+    view.error = err.status === 404 ? t('err_not_found') : err.code === 'offline' ? t('err_offline') : t('error', { message: err.message || err.code });
   } finally {
     view.loading = false;
   }

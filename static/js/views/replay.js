@@ -31,7 +31,7 @@ async function load(ctx, gameId, actions) {
   } catch (err) {
     if (view.gameId !== gameId) return;
     view.error = err.code === 'game_not_finished' ? t('replay_unavailable')
-      : err.status === 404 ? t('err_game_not_found') : t('error', { message: err.message || err.code });
+      : err.status === 404 ? t('err_game_not_found') : err.code === 'offline' ? t('err_offline') : t('error', { message: err.message || err.code });
   }
   if (isShown(ctx, gameId)) actions.rerender();
 }

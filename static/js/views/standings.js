@@ -21,6 +21,7 @@ const BOARDS = {
 const view = { route: null, board: 'wins', offset: 0, data: null, record: null, error: null, loading: false, missing: false };
 
 function errorWords(err) {
+  if (err.code === 'offline') return t('err_offline');
   return t('error', { message: err.message || err.code });
 }
 

@@ -1,0 +1,136 @@
+// The service worker, served at /sw.js by app/api/install.py, which writes this build's id and files in below.
+// It keeps the client's files so that a page opens at once on a slow link, and opens at all offline:
+//  - /static/...?v=<hash> (a file's content never changes under its URL): from the cache first;
+//  - pages (/, /r/CODE, its history and replays, /standings, /games/ID): from the network first; if the
+//    network has not answered in 50 ms, or is down, a kept copy of the page, else of the home page (the same
+//    client: it reads the address), else a page saying "you are offline". What the network brings later is
+//    kept for the next time;
+//  - everything else (the API, the WebSocket, /healthz, /readyz, /metrics, /docs): never touched.
+// A new deploy changes this script (new hashes), so browsers install the new worker; it takes over at once,
+// and drops the caches of older builds (but the last: see activate). A kept page always names files of the
+// worker's own build (checked before it is kept), so what a page asks for offline is in the cache.
+const BUILD = 'dev';
+const SHELL = [];
+
+const CACHE = `tt-${BUILD}`;
+// A page not there by then comes from the cache (the network's copy is kept for next time): on a phone's link
+// (a round trip of 100 ms or more) a kept page opens at once; a server next door still answers in time.
+const PAGE_PATIENCE_MS = 50;
+const PAGES = /^\/(?:r\/[A-Za-z0-9]+(?:\/history|\/replay\/[a-z0-9]+)?\/?|standings(?:\/.*)?|games\/[a-z0-9]+\/?)?$/;
+const ENTRY = SHELL.find((url) => url.startsWith('/static/js/app.js?')); // every page names it
+const STYLE = SHELL.find((url) => url.startsWith('/static/css/app.css?'));
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    const files = SHELL.filter((url) => url !== '/');
+    await cache.addAll(files.map((url) => new Request(url, { cache: 'reload' })));
+    const home = await keepable(await fetch('/', { cache: 'reload' }));
+    if (!home) throw new Error('the home page is of another build'); // a deploy in between: tried again later
+    await cache.put('/', home);
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    // Older builds' caches go, but for the one before this: a page opened from it a moment ago (before this
+    // worker took over) still finds every file it names, of its own build.
+    const older = (await caches.keys()).filter((name) => name.startsWith('tt-') && name !== CACHE);
+    for (const name of older.slice(0, -1)) await caches.delete(name);
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener('fetch', (event) => {
+  const { request } = event;
+  if (request.method !== 'GET') return;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (url.pathname.startsWith('/static/') && url.searchParams.has('v')) {
+    event.respondWith(cacheFirst(request, url));
+  } else if (request.mode === 'navigate' && PAGES.test(url.pathname)) {
+    event.respondWith(networkFirst(event, url));
+  }
+});
+
+async function cacheFirst(request, url) {
+  const kept = await caches.match(request); // this build's cache, or the one before (its page's files)
+  if (kept) return kept;
+  const cache = await caches.open(CACHE);
+  const response = await fetch(request);
+  // Only this build's files: an older page's URL now answers with the current content.
+  if (response.ok && SHELL.includes(url.pathname + url.search)) await cache.put(request, response.clone());
+  return response;
+}
+
+/** A copy of page ``response`` to keep, if it is of this build (every client file it names, in its import
+ * map and preloads, is one this worker keeps); else null. */
+async function keepable(response) {
+  if (!response.ok || !ENTRY) return null;
+  const html = await response.text();
+  const named = html.match(/\/static\/(?:js|css)\/[\w./-]+\?v=[0-9a-f]+/g) ?? [];
+  if (!named.includes(ENTRY) || named.some((url) => !url.includes('api-docs') && !SHELL.includes(url))) return null;
+  return new Response(html, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function networkFirst(event, url) {
+  const network = fetch(event.request);
+  event.waitUntil(network.then(async (response) => { // kept for the next time the network fails
+    const copy = await keepable(response.clone());
+    // (Not into a cache a newer worker has dropped meanwhile.)
+    if (copy && await caches.has(CACHE)) await (await caches.open(CACHE)).put(url.pathname, copy);
+  }).catch(() => {}));
+  return fromNetworkOrKept(network, url);
+}
+
+async function fromNetworkOrKept(network, url) {
+  const cache = await caches.open(CACHE);
+  const patience = new Promise((resolve) => { setTimeout(resolve, PAGE_PATIENCE_MS, null); });
+  const answer = await Promise.race([network.catch(() => null), patience]);
+  if (answer) return answer;
+  const kept = await cache.match(url.pathname);
+  if (kept) return kept;
+  const home = await cache.match('/');
+  if (home) return asPage(home, url.pathname);
+  try {
+    return await network;
+  } catch {
+    return offlinePage(url);
+  }
+}
+
+/** The home page's copy, to open at ``path``: the client reads the address; a room's page also asks for the
+ * room's info at once, as the server's own room pages do (app/api/pages.py, _room_preload). */
+async function asPage(home, path) {
+  const room = path.match(/^\/r\/([A-Za-z0-9]{1,32})\/?$/);
+  if (!room) return home;
+  const preload = `<link rel="preload" href="/api/rooms/${room[1].toUpperCase()}" as="fetch" crossorigin="anonymous">`;
+  const html = (await home.text()).replace('</head>', `${preload}\n</head>`);
+  return new Response(html, { status: home.status, statusText: home.statusText, headers: home.headers });
+}
+
+/** Nothing kept and no network: say so, in both languages (no script; this build's stylesheet if kept). */
+function offlinePage(url) {
+  const again = url.pathname.replace(/[^A-Za-z0-9/_.~%-]/g, '');
+  const html = `<!doctype html>
+<html lang="en" dir="ltr"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
+<meta name="theme-color" content="#0d3b2e"><title>Offline – Three Thirteen</title>
+${STYLE ? `<link rel="stylesheet" href="${STYLE}">` : ''}</head>
+<body><main class="main"><section class="panel narrow offline" data-testid="offline">
+<h1>You are offline</h1>
+<p>Three Thirteen cannot reach the server. This page opens once you are back online.</p>
+<div lang="fa" dir="rtl"><h1>شما آفلاین هستید</h1>
+<p>سه و سیزده به سرور دسترسی ندارد. این صفحه وقتی دوباره آنلاین شوید باز می‌شود.</p></div>
+<p><a class="button primary" href="${again}">Try again · دوباره</a></p>
+</section></main></body></html>`;
+  return new Response(html, {
+    status: 503,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    },
+  });
+}

@@ -1,0 +1,97 @@
+"""Installing the client as an app, over HTTP: the manifests (media type, both languages, icons that load
+at their stated sizes), the service worker script (JavaScript, never kept by the HTTP cache, this build's
+files written in) and the pages that link the manifest."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+
+import httpx
+import pytest
+
+from app.api import install, pages
+
+
+async def get(base: str, path: str, **headers: str) -> httpx.Response:
+    async with httpx.AsyncClient(base_url=base) as client:
+        return await client.get(path, headers=headers)
+
+
+@pytest.mark.parametrize(
+    ("lang", "name", "direction"), [("en", "Three Thirteen", "ltr"), ("fa", "سه و سیزده", "rtl")]
+)
+async def test_a_manifest_per_language_names_the_same_app(
+    server: str, lang: str, name: str, direction: str
+) -> None:
+    response = await get(server, f"/manifest.{lang}.webmanifest")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/manifest+json"
+    assert response.headers["cache-control"] == "no-cache"
+    manifest = response.json()
+    assert (manifest["name"], manifest["lang"], manifest["dir"]) == (name, lang, direction)
+    other = "fa" if lang == "en" else "en"
+    assert manifest["translations"][other]["name"] == install.NAMES[other]["name"]
+    assert (manifest["id"], manifest["start_url"], manifest["scope"], manifest["display"]) == (
+        "/",
+        "/",
+        "/",
+        "standalone",
+    )
+    assert manifest["theme_color"] == "#0d3b2e"
+    assert manifest["handle_links"] == "preferred"
+    for icon in manifest["icons"]:
+        image = await get(server, icon["src"])
+        assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+        assert "immutable" in image.headers["cache-control"]  # its URL carries its content's hash
+        assert icon["sizes"] == "{}x{}".format(*struct.unpack(">II", image.content[16:24]))
+    assert {icon["purpose"] for icon in manifest["icons"]} == {"any", "maskable"}
+
+
+async def test_a_manifest_in_another_language_is_not_found(server: str) -> None:
+    response = await get(server, "/manifest.de.webmanifest")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+async def test_the_pages_link_the_manifest(server: str) -> None:
+    for path in ("/", "/r/ABCDE", "/standings", "/games/abcdefghijkm"):
+        page = await get(server, path)
+        assert '<link rel="manifest" href="/manifest.en.webmanifest">' in page.text, path
+
+
+async def test_the_worker_script_is_javascript_never_cached_and_names_this_builds_files(server: str) -> None:
+    response = await get(server, "/sw.js")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/javascript")
+    assert response.headers["cache-control"] == "no-cache"  # browsers see a new deploy's worker at once
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+    shell = json.loads(re.search(r"^const SHELL = (.*);$", response.text, re.MULTILINE)[1])
+    build = re.search(r"^const BUILD = \"([0-9a-f]{12})\";$", response.text, re.MULTILINE)
+    assert build is not None
+    versions = pages.client_versions()
+    assert "/" in shell
+    assert f"/static/js/app.js?v={versions['js/app.js']}" in shell
+    assert f"/static/css/app.css?v={versions['css/app.css']}" in shell
+    assert not [url for url in shell if "vendor" in url or "api-docs" in url]  # the API page's: not kept
+    # Every file the home page names (import map, preloads, stylesheet) is one the worker keeps.
+    home = await get(server, "/")
+    named = set(re.findall(r"/static/(?:js|css)/[\w./-]+\?v=[0-9a-f]+", home.text))
+    assert {url for url in named if "api-docs" not in url} <= set(shell)
+
+
+async def test_a_changed_client_file_changes_the_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = install.service_worker_source()
+    versions = pages.client_versions()
+    monkeypatch.setattr(pages, "client_versions", lambda: {**versions, "js/dom.js": "0123456789ab"})
+    after = install.service_worker_source()
+    assert after != before
+    assert "/static/js/dom.js?v=0123456789ab" in after
+    assert re.search(r"const BUILD = (.*);", after)[1] != re.search(r"const BUILD = (.*);", before)[1]
+
+
+def test_the_worker_asks_for_a_rooms_info_as_the_servers_room_pages_do() -> None:
+    """Opening a room's page from the home page's copy, the worker adds the preload the server's room pages
+    carry (the same request the client makes, so it is used, not made twice)."""
+    source = (pages.STATIC_DIR / "sw.js").read_text(encoding="utf-8")
+    assert pages._room_preload("ABCDE").replace("ABCDE", "${room[1].toUpperCase()}") in source
