@@ -91,6 +91,12 @@ function showLoading(text = t('loading')) {
 
 /** A view that only draws (no timers or listeners of its own). */
 const drawOnly = (draw) => () => ({ render: () => draw() });
+/** The join form: drawn again only when the room's info does (a render for anything else, such as a module
+ * arriving, must not wipe a name being typed). */
+function joinView(lobby) {
+  let drawn = null;
+  return { render: (c) => { if (drawn !== c.joinInfo) { drawn = c.joinInfo; lobby.renderJoin(els.main, c, actions); } } };
+}
 
 /** A path segment as typed (a malformed escape stays as it is). */
 function decoded(segment) {
@@ -553,7 +559,7 @@ function render() {
     els.chat.hidden = true;
     const lobby = view('lobby');
     if (!lobby) showLoading();
-    else show('join', drawOnly(() => lobby.renderJoin(els.main, ctx, actions))).render(ctx);
+    else show('join', () => joinView(lobby)).render(ctx);
     if (lobby) offerLearn(true);
     return;
   }

@@ -216,3 +216,30 @@ def test_a_room_link_whose_first_download_fails_shows_the_join_form_anyway(
     page.goto(f"{server}/r/{code}")
     page.wait_for_selector("[data-testid=join-name]")
     assert failed, f"the first download of the {what} was dropped"
+
+
+def test_a_name_typed_on_the_join_form_survives_a_module_arriving_late(new_page: Any, server: str) -> None:
+    """The page is drawn again when a module it asked for arrives (here the walkthrough's, for its offer below
+    the form): the join form must keep the name being typed (it was drawn anew, empty, and the browser then
+    refused the empty form without a word)."""
+    import httpx
+
+    code = httpx.post(f"{server}/api/rooms", json={"name": "Sara"}).json()["code"]
+    page = new_page(390, 844)
+    held: list[Any] = []
+    page.route(
+        "**/static/js/views/learn.js?v=*", lambda route: held.append(route)
+    )  # answered only once the name is typed
+    page.goto(f"{server}/r/{code}")
+    page.fill("[data-testid=join-name]", "Omid")
+    for _ in range(200):  # the route's handler runs while Playwright waits
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the walkthrough's module was asked for"
+    for route in held:
+        route.continue_()
+    page.wait_for_selector("[data-testid=learn-offer]")
+    assert page.input_value("[data-testid=join-name]") == "Omid"
+    page.click("[data-testid=join-seat]")
+    page.wait_for_selector("[data-testid=lobby]")

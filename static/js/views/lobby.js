@@ -146,8 +146,9 @@ export function renderLobby(container, ctx, actions) {
 /** A room link opened without a seat: join with a name, or just watch. */
 export function renderJoin(container, ctx, actions) {
   const info = ctx.joinInfo;
+  const typed = container.querySelector('[data-testid=join-name]')?.value; // drawn again: keep what was typed
   const nameInput = h('input', {
-    id: 'room-join-name', required: true, maxlength: 32, autocomplete: 'nickname', value: savedName(),
+    id: 'room-join-name', required: true, maxlength: 32, autocomplete: 'nickname', value: typed ?? savedName(),
     placeholder: t('name_placeholder'), 'data-testid': 'join-name',
   });
   const error = h('p.error', { role: 'alert' });
