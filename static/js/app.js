@@ -30,6 +30,7 @@ let active = { key: null, view: null };
 function show(key, create) {
   if (active.key !== key) {
     active.view?.stop?.();
+    els.main.querySelector('[data-testid=learn-offer]')?.remove(); // offered on the home page and join form only
     active = { key, view: create() };
   }
   return active.view;

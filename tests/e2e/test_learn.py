@@ -279,3 +279,32 @@ def test_where_the_coach_may_not_ask_it_says_so_and_points_at_nothing(new_page: 
     assert page.locator("[data-testid=coach-do]").count() == 0
     assert not [f for f in asked if '"hint"' in f]  # it does not ask the server a question it would refuse
     screenshot(page, "coach-not-here-en-390.png")
+
+
+@pytest.mark.parametrize("where", ["home page", "join form"])
+def test_an_offer_left_standing_does_not_follow_to_the_lobby_or_the_table(
+    new_page: Any, server: str, where: str
+) -> None:
+    """A newcomer who neither takes up nor dismisses the offer and sits down: the offer belongs to the home
+    page and a join form, never above a lobby or a game."""
+    host = new_page(1024, 760)
+    code = open_lobby(host, server, "Sara")
+    page = new_page(390, 844)
+    if where == "home page":
+        page.goto(f"{server}/")
+        page.locator("[data-testid=learn-offer]").wait_for()
+        page.evaluate(
+            "code => { history.pushState(null, '', '/r/' + code); "
+            "dispatchEvent(new PopStateEvent('popstate')); }",
+            code,
+        )
+    else:
+        page.goto(f"{server}/r/{code}")
+        page.locator("[data-testid=learn-offer]").wait_for()
+    page.fill("[data-testid=join-name]", "Omid")
+    page.click("[data-testid=join-seat]")
+    page.wait_for_selector("[data-testid=lobby]")
+    assert page.locator("[data-testid=learn-offer]").count() == 0, "the offer is above the lobby"
+    host.click("[data-testid=start]")
+    page.wait_for_selector("[data-testid=table]")
+    assert page.locator("[data-testid=learn-offer]").count() == 0, "the offer is above the table"
