@@ -151,7 +151,8 @@ def test_two_browsers_see_each_others_face_and_the_pick_is_kept_for_the_next_tab
     guest.click("[data-testid=avatar-pick-owl]")
     wait_face(guest, 0, "fox")
     wait_face(host, 2, "owl")
-    assert guest.locator("[data-testid=avatar-pick-owl]").get_attribute("aria-pressed") == "true"
+    wait_face(guest, 2, "owl")  # each browser draws the face when the server's news reaches it
+    guest.locator("[data-testid=avatar-pick-owl][aria-pressed=true]").wait_for()
     assert_accessible(guest, f"lobby with avatars ({lang})")
     screenshot(host, f"avatars-lobby-laptop-{lang}.png")
     screenshot(guest, f"avatars-lobby-phone-{lang}.png")
@@ -184,4 +185,4 @@ def test_two_browsers_see_each_others_face_and_the_pick_is_kept_for_the_next_tab
     guest.click("[data-testid=create]")
     guest.wait_for_selector("[data-testid=lobby]")
     wait_face(guest, 0, "owl")
-    assert guest.locator("[data-testid=avatar-pick-owl]").get_attribute("aria-pressed") == "true"
+    guest.locator("[data-testid=avatar-pick-owl][aria-pressed=true]").wait_for()
