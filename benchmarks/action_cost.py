@@ -11,10 +11,15 @@ four socket-less connections, and reports the CPU time of each part per action (
   per socket as the server's WebSocket layer does (``app.api.ws_deflate``: zlib with its window bits and
   memLevel, one context per socket).
 
-It also prints the bytes of a state message, as JSON and deflated.
+It also prints the bytes of a state message, as JSON and deflated, and the frames each move sends.
+
+The sockets say hello with ``"acks": "in_state"`` (as the browser client and ``examples/bot.py`` do): the
+mover's ack comes inside its state, 4 frames a move; ``--acks frame`` says nothing of acks, as older clients,
+and the mover gets a separate ack message first (5 frames a move).
 
     python benchmarks/action_cost.py --games 20              # SQLite in a temporary directory
     python benchmarks/action_cost.py --games 20 --postgres   # TEST_POSTGRES_URL (a fresh schema)
+    python benchmarks/action_cost.py --games 20 --acks frame # the clients before acks in the state
 
 CPU time is the process's own (``time.process_time``), so other work on a shared machine barely moves it;
 the PostgreSQL server's own work is not in it.
@@ -80,6 +85,8 @@ CURRENT: dict[str, float] = {}
 
 
 SIZES: dict[str, list[int]] = defaultdict(list)  # "json" and "deflated" bytes of each state message
+FRAMES: list[int] = []  # the frames each move sent, every socket's together
+KINDS: dict[str, list[tuple[float, float]]] = defaultdict(list)  # (total, commit) seconds by kind
 DEFLATERS: dict[Connection, Any] = {}  # one compression context per socket, as permessage-deflate keeps
 
 
@@ -92,12 +99,13 @@ def deflated(conn: Connection, text: str) -> int:
     return len(deflater.compress(data) + deflater.flush(zlib.Z_SYNC_FLUSH)) - 4
 
 
-def drain(conns: list[Connection]) -> tuple[list[list[dict[str, Any]]], float]:
-    """Each socket's messages since the last call, and the CPU seconds their compression took."""
+def drain(conns: list[Connection]) -> tuple[list[list[dict[str, Any]]], float, int]:
+    """Each socket's messages since the last call, the CPU seconds their compression took, and how many."""
     messages: list[list[dict[str, Any]]] = []
-    spent = 0.0
+    spent, frames = 0.0, 0
     for conn in conns:
         texts = conn.drain()
+        frames += len(texts)
         t0 = time.process_time()
         sizes = [deflated(conn, text) for text in texts]
         spent += time.process_time() - t0
@@ -106,10 +114,10 @@ def drain(conns: list[Connection]) -> tuple[list[list[dict[str, Any]]], float]:
             if text.startswith('{"type":"state"'):
                 SIZES["json"].append(len(text.encode()))
                 SIZES["deflated"].append(size)
-    return messages, spent
+    return messages, spent, frames
 
 
-async def play_games(database_url: str, games: int) -> int:
+async def play_games(database_url: str, games: int, acks: str = "in_state") -> int:
     await run_migrations(database_url)
     store = Store(database_url)
     settings = Settings(_env_file=None, database_url=database_url, round_break_seconds=0)  # type: ignore[call-arg]
@@ -125,15 +133,17 @@ async def play_games(database_url: str, games: int) -> int:
         conns = [Connection(max_queue=100_000) for _ in range(4)]
         views: list[dict[str, Any] | None] = [None] * 4
         for seat, conn in enumerate(conns):
-            await room.handle(
-                conn, parse_client_message(json.dumps({"type": "hello", "token": tokens[seat]}))
-            )
+            hello = {"type": "hello", "token": tokens[seat]}
+            if acks != "frame":
+                hello["acks"] = acks
+            await room.handle(conn, parse_client_message(json.dumps(hello)))
         await room.handle(conns[0], parse_client_message('{"type": "start"}'))
         moved = False
         while True:
-            every_seat, spent = drain(conns)
+            every_seat, spent, frames = drain(conns)
             if moved:
                 PARTS["deflate"].append(spent)
+                FRAMES.append(frames)
             for seat, messages in enumerate(every_seat):
                 for message in messages:
                     if message["type"] == "state":
@@ -151,11 +161,17 @@ async def play_games(database_url: str, games: int) -> int:
                 {"type": "action", "id": uuid.uuid4().hex, "version": room.table.version, "action": move}
             )
             CURRENT.clear()
+            round_before = view["round"]
             t0 = time.process_time()
             await room.handle(conns[seat], parse_client_message(raw))
-            PARTS["total"].append(time.process_time() - t0)
+            spent = time.process_time() - t0
+            PARTS["total"].append(spent)
             for name in ("engine", "commit", "render"):
                 PARTS[name].append(CURRENT.get(name, 0.0))
+            game = room.table.game
+            ended = game is None or game.is_over or game.round != round_before
+            kind = "that ends a round" if ended else "within a round"
+            KINDS[kind].append((spent, CURRENT.get("commit", 0.0)))
             actions += 1
             moved = True
     await manager.close()
@@ -169,6 +185,12 @@ def main() -> None:
     )
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--postgres", action="store_true", help="use TEST_POSTGRES_URL instead of SQLite")
+    parser.add_argument(
+        "--acks",
+        choices=["in_state", "frame"],
+        default="in_state",
+        help="what the sockets' hello says of acks (frame: nothing, as clients before the field)",
+    )
     args = parser.parse_args()
     if args.postgres:
         url = os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
@@ -176,10 +198,10 @@ def main() -> None:
     else:
         url = f"sqlite+aiosqlite:///{tempfile.mkdtemp()}/cost.db"
     started = time.perf_counter()
-    actions = asyncio.run(play_games(url, args.games))
+    actions = asyncio.run(play_games(url, args.games, args.acks))
     wall = time.perf_counter() - started
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; db: {url.split(':')[0]}")
-    print(f"{args.games} games, {actions} actions, {wall:.1f} s wall")
+    print(f"{args.games} games, {actions} actions, {wall:.1f} s wall; acks: {args.acks}")
     engine_median = statistics.median(PARTS["engine"])
     for name in ("engine", "commit", "render", "total", "deflate"):
         values = [v * 1000 for v in PARTS[name]]
@@ -191,6 +213,13 @@ def main() -> None:
         )
     raw, packed = statistics.median(SIZES["json"]), statistics.median(SIZES["deflated"])
     print(f"state message: median {raw:.0f} bytes of JSON, {packed:.0f} deflated ({raw / packed:.1f}x less)")
+    for kind, pairs in KINDS.items():
+        totals, commits = [1000 * t for t, _ in pairs], [1000 * c for _, c in pairs]
+        print(
+            f"a move {kind}: {len(pairs)}, total median {statistics.median(totals):.3f} ms, "
+            f"commit median {statistics.median(commits):.3f} ms"
+        )
+    print(f"frames per move: mean {statistics.fmean(FRAMES):.2f} (every socket's, the mover's ack included)")
 
 
 if __name__ == "__main__":

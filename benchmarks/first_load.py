@@ -5,10 +5,10 @@ opens ``/r/{code}`` in Chromium (Debian's, through Playwright) under Chromium's 
 ``Network.emulateNetworkConditions``) and measures the time from navigation start to the join form's name
 box being visible (a MutationObserver in the page records ``performance.now()`` the moment it appears).
 
-- Cold: a new browser context per run (an empty cache; ``--disable-cache``: DevTools' "disable cache"
-  too, which also stops the page's preloads from being used, so the room's info is fetched twice). Each
-  network profile runs ``--runs`` times, interleaved; the summary gives medians, the ratio to the
-  unthrottled run, and what was transferred before the form showed (requests, bytes on the wire).
+- Cold: a new browser context per run (an empty cache, no service worker; ``--disable-cache``: DevTools'
+  "disable cache" too, which also stops the page's preloads from being used, so the room's info is fetched
+  twice). Each network profile runs ``--runs`` times, interleaved; the summary gives medians, the ratio to
+  the unthrottled run, and what was transferred before the form showed (requests, bytes on the wire).
 - Second visit (slow mobile link): in a new context the link is opened once (unthrottled), the service worker
   installs, the page is closed, and the link is opened again in a new page of the same context (cache
   enabled) under the slow link, which is applied to the worker's own fetches too (its CDP target). The
@@ -16,6 +16,7 @@ box being visible (a MutationObserver in the page records ``performance.now()`` 
 
     python benchmarks/first_load.py                 # slow mobile (400 ms, 400 kbit/s), 1.6 Mbit/s, none
     python benchmarks/first_load.py --runs 9
+    python benchmarks/first_load.py --root ../main  # another checkout's server and client, same measure
 
 Targets (issue 24): the join form within 2.0 s cold and 0.5 s on a second visit, at 400 ms latency and
 400 kbit/s each way.
@@ -100,7 +101,11 @@ def load_once(browser: Any, url: str, profile: Profile, disable_cache: bool = Fa
     """Open ``url`` in a fresh context (empty cache) under ``profile``; time until the join form shows. With
     ``disable_cache``, DevTools' "disable cache" too (which also keeps the page's own preloads from being
     used: the room's info is then fetched twice)."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    # No service worker: a first visit has none, and one installing (on the page's load) would be measured
+    # by the next second visit's worker lookup.
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, locale="en-US", service_workers="block"
+    )
     try:
         page = context.new_page()
         page.add_init_script(WATCH_FORM)
@@ -123,12 +128,19 @@ def load_once(browser: Any, url: str, profile: Profile, disable_cache: bool = Fa
         context.close()
 
 
-def throttle_worker(browser: Any, base: str, profile: Profile) -> None:
+def throttle_worker(browser: Any, base: str, profile: Profile, context_id: str) -> None:
     """Apply ``profile`` to the service worker's own fetches (a page's emulation does not cover them): through
-    the browser's CDP session, attached to the worker's target."""
+    the browser's CDP session, attached to the worker's target (that of the browser context ``context_id``:
+    an earlier context's worker may still be listed)."""
     session = browser.new_browser_cdp_session()
     targets = session.send("Target.getTargets")["targetInfos"]
-    workers = [t for t in targets if t["type"] == "service_worker" and t["url"].startswith(base)]
+    workers = [
+        t
+        for t in targets
+        if t["type"] == "service_worker"
+        and t["url"].startswith(base)
+        and t.get("browserContextId") == context_id
+    ]
     if len(workers) != 1:
         raise RuntimeError(f"expected one service worker of {base}, found {workers}")
     attached = session.send("Target.attachToTarget", {"targetId": workers[0]["targetId"], "flatten": False})
@@ -158,7 +170,8 @@ def second_visit(browser: Any, base: str, url: str, profile: Profile, *, worker:
         cdp.send("Network.enable")
         cdp.send("Network.emulateNetworkConditions", profile.conditions())
         if worker:
-            throttle_worker(browser, base, profile)
+            context_id = cdp.send("Target.getTargetInfo")["targetInfo"]["browserContextId"]
+            throttle_worker(browser, base, profile, context_id)
         page.goto(url, wait_until="commit")
         page.wait_for_selector(FORM, state="visible", timeout=60_000)
         page.wait_for_function("() => window.__formAt !== undefined")
@@ -199,6 +212,13 @@ def main() -> None:
     parser.add_argument(
         "--cold-only", action="store_true", help="no second visits (a client without a worker)"
     )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=ROOT,
+        help="the checkout whose server (python -m app, run there) is measured: a baseline in another git"
+        " worktree, measured the same way (default: this one)",
+    )
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -210,7 +230,9 @@ def main() -> None:
         port = _free_port()
         log = Path(tmp) / "server.log"
         env = server_env(f"sqlite+aiosqlite:///{tmp}/bench.db", port, LOG_LEVEL="warning")
-        proc = start([sys.executable, "-m", "app"], env, log)
+        root = args.root.resolve()
+        print(f"measuring the server and client of {root}", flush=True)
+        proc = start([sys.executable, "-m", "app"], env, log, cwd=root)
         try:
             base = f"http://127.0.0.1:{port}"
             wait_ready(proc, base, log, timeout=180, path="/healthz")  # a busy machine starts it slowly

@@ -8,6 +8,20 @@ machine is measured with the same sockets and message pattern, for the ratio.
     python benchmarks/load.py --tables 250 --think 1.0           # SQLite (default)
     python benchmarks/load.py --tables 250 --think 1.0 --postgres # PostgreSQL at TEST_POSTGRES_URL
 
+Issue 27's runs (a window after a warm-up; a restart under load; watchers):
+
+    python benchmarks/load.py --tables 250 --think 1 --warmup 20 --duration 60              # human pace
+    python benchmarks/load.py --tables 250 --think 1 --restart-after 20 --duration 60       # reconnect storm
+    python benchmarks/load.py --tables 250 --think 1 --watchers 16 --warmup 20 --duration 40  # watched site
+
+Every run reports the **connect storm** at its start (all sockets connect at once to the running server):
+how long each socket took to hold its table (its first state), the server's event-loop lag and collector
+runs until the last one did, and the moves of the 30 s after. ``--restart-after S`` stops the server with
+SIGTERM after S seconds and starts it again: every socket reconnects (with the browser's back-off), and the
+same figures are reported from the moment the new process answered ``/healthz``. ``--watchers K`` adds K
+watching sockets to every table (they only read). ``--warmup W`` starts the measured window W seconds
+after the tables start (``--duration`` is the window's length).
+
 ``--think`` is each player's pause before a move (seconds, jittered ±50%); 0 plays as fast as the server
 allows (a saturation run: latency is then queueing time). ``--crash-after S`` SIGKILLs the server after S
 seconds, restarts it, and lets every client reconnect and finish. ``--duration S`` measures a steady-state
@@ -44,6 +58,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +76,9 @@ from tests.reads import list_actions, load_game_state  # noqa: E402
 
 CARD_ORDER = {"A": 1, "J": 11, "Q": 12, "K": 13}
 BACKOFF_S = (0.3, 1.0, 2.0, 4.0, 8.0)
+CONNECT_SPREAD_S = 1.0  # the sockets of the run's start connect within this many seconds
+RESTART_RETRY_S = 0.5  # after `restarting`: every 0.5-1 s, as static/js/socket.js
+ACKS_IN_STATE = [True]  # --acks: how the players' sockets take their acks (a server before it: "frame")
 
 
 def free_port() -> int:
@@ -91,6 +109,7 @@ class Stats:
     ack_ms: list[float] = field(default_factory=list)
     broadcast_ms: list[float] = field(default_factory=list)
     broadcast_at: list[tuple[float, float]] = field(default_factory=list)  # (seconds into the run, ms)
+    broadcast_by_round: dict[int, list[float]] = field(default_factory=dict)  # round (1-11) -> ms
     actions: int = 0
     errors: list[str] = field(default_factory=list)
     reconnects: int = 0
@@ -108,6 +127,29 @@ class Stats:
     peak_rss: float = 0.0
     stopped_early: bool = False
     server_notes: list[str] = field(default_factory=list)  # each app process's own figures (server_latency)
+    window_start: float = 0.0  # perf_counter: moves sent before it are the warm-up's, not measured
+    storms: list[Storm] = field(default_factory=list)  # the connect at the start, and a restart's
+    watcher_messages: int = 0
+    profile: Counter[str] = field(default_factory=Counter)  # --profile: the server's busy samples by layer
+    profile_note: str = ""
+
+
+@dataclass
+class Storm:
+    """Every socket (re)connecting at once: from ``started`` (the run's start, or the restarted process
+    answering /healthz) until each socket's first state."""
+
+    name: str
+    started: float
+    sockets: int
+    held_ms: dict[tuple[str, int], float] = field(default_factory=dict)  # (table, socket) -> ms
+    ended: float | None = None
+    server_note: str = ""  # the process's own figures over the storm (loop lag, collector)
+    after_ms: list[float] = field(default_factory=list)  # broadcast latency of moves in the 30 s after
+
+    def hold(self, key: tuple[str, int], now: float) -> None:
+        if self.ended is None and now >= self.started and key not in self.held_ms:
+            self.held_ms[key] = (now - self.started) * 1000
 
 
 class Server:
@@ -141,7 +183,7 @@ class Server:
                 if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
                     return
             except httpx.HTTPError:
-                time.sleep(0.2)
+                time.sleep(0.05)
         raise RuntimeError("server did not start")
 
     def kill(self) -> None:
@@ -188,6 +230,7 @@ class Table:
         self.code = ""
         self.tokens: list[str] = []
         self.sent: dict[str, float] = {}
+        self.rounds: dict[str, int] = {}  # action id -> the round it was played in
         self.arrivals: dict[int, list[float]] = {}
         self.ack_versions: dict[str, int] = {}
         self.done = asyncio.Event()
@@ -206,18 +249,49 @@ class Table:
             self.tokens.append(joined.json()["token"])
         self.stats.acked[self.code] = set()
 
-    async def play(self) -> None:
-        await asyncio.gather(*(self.player(seat) for seat in range(4)))
+    async def play(self, watchers: int = 0) -> None:
+        players = asyncio.gather(*(self.player(seat) for seat in range(4)))
+        watching = [asyncio.create_task(self.watcher(4 + k)) for k in range(watchers)]
+        try:
+            await players
+        finally:
+            for task in watching:
+                task.cancel()
+
+    async def watcher(self, key: int) -> None:
+        """A spectator's socket: says hello without a token and reads (reconnecting like a browser)."""
+        attempt = 0
+        await asyncio.sleep(CONNECT_SPREAD_S * self.rng.random())
+        while True:
+            try:
+                async with websockets.connect(self.ws + self.code, max_size=2**22, open_timeout=30) as sock:
+                    await sock.send(json.dumps({"type": "hello"}))
+                    async for raw in sock:
+                        self.stats.watcher_messages += 1
+                        if self.stats.storms and raw.startswith('{"type":"state"'):
+                            self.stats.storms[-1].hold((self.code, key), time.perf_counter())
+                        attempt = 0
+            except (TimeoutError, OSError, websockets.ConnectionClosed):
+                pass
+            await asyncio.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)] + 0.2 * self.rng.random())
+            attempt += 1
 
     async def player(self, seat: int) -> None:
+        # The storm at the start: every socket connects within the first second ("1,000 sockets
+        # connecting within one second to a running server"), not all in the same millisecond.
+        await asyncio.sleep(CONNECT_SPREAD_S * self.rng.random())
         started = seat != 0
         pending: dict[str, Any] | None = None  # an unacknowledged move, retried after a reconnect
         attempt = 0
         lost_at: float | None = None  # when this socket's connection was lost (after a SIGKILL)
+        restarting = False  # the server said it is restarting (reset by its next state)
         while True:
             try:
                 async with websockets.connect(self.ws + self.code, max_size=2**22, open_timeout=30) as sock:
-                    await sock.send(json.dumps({"type": "hello", "token": self.tokens[seat]}))
+                    hello = {"type": "hello", "token": self.tokens[seat]}
+                    if ACKS_IN_STATE[0]:  # one frame fewer per move: the ack comes inside the state
+                        hello["acks"] = "in_state"
+                    await sock.send(json.dumps(hello))
                     if pending is not None:
                         await sock.send(json.dumps(pending))
                     version, view = -1, None
@@ -231,11 +305,13 @@ class Table:
                             if killed is not None and lost_at >= killed:
                                 self.stats.failover_ms.append((now - killed) * 1000)
                             lost_at, attempt = None, 0
+                        if kind == "state":
+                            restarting = False
+                        if kind == "state" and "ack" in msg:  # the ack inside the state its move made
+                            self.acknowledged(msg["ack"], msg["version"], now)
+                            pending = None
                         if kind == "ack":
-                            if msg["id"] in self.sent and msg["id"] not in self.ack_versions:
-                                self.stats.ack_ms.append((now - self.sent[msg["id"]]) * 1000)
-                                self.ack_versions[msg["id"]] = msg["version"]
-                                self.stats.acked[self.code].add(msg["id"])
+                            self.acknowledged(msg["id"], msg["version"], now)
                             pending = None
                             # A retried move that was committed before a crash: its state came already.
                             look = version >= msg["version"]
@@ -246,6 +322,8 @@ class Table:
                                 )
                             pending = None  # a fresh state follows a stale move
                         elif kind == "state":
+                            if self.stats.storms:
+                                self.stats.storms[-1].hold((self.code, seat), now)
                             if msg["version"] < version:
                                 continue
                             version = msg["version"]
@@ -266,6 +344,7 @@ class Table:
                                 await sock.send(json.dumps({"type": "start"}))
                             continue
                         elif kind == "restarting":
+                            restarting, attempt = True, 0
                             break
                         if not look or view is None or view["turn"] != seat or pending is not None:
                             continue
@@ -277,6 +356,7 @@ class Table:
                         action_id = uuid.uuid4().hex
                         pending = {"type": "action", "id": action_id, "version": version, "action": move}
                         self.sent[action_id] = time.perf_counter()
+                        self.rounds[action_id] = view["round"]
                         self.stats.actions += 1
                         await sock.send(json.dumps(pending))
             except (TimeoutError, OSError, websockets.ConnectionClosed):
@@ -284,17 +364,31 @@ class Table:
             if lost_at is None:
                 lost_at = time.perf_counter()
             self.stats.reconnects += 1
-            # The browser's back-off (static/js/socket.js): 300 ms, 1 s, 2 s, 4 s, ... plus up to 200 ms.
-            await asyncio.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)] + 0.2 * self.rng.random())
+            # The browser's back-off (static/js/socket.js): 300 ms, 1 s, 2 s, 4 s, ... plus up to 200 ms;
+            # after the server said it is restarting, 0.5-1 s between tries.
+            if restarting and attempt < 40:
+                await asyncio.sleep(RESTART_RETRY_S * (1 + self.rng.random()))
+            else:
+                await asyncio.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)] + 0.2 * self.rng.random())
             attempt += 1
 
-    def broadcast_latencies(self) -> list[tuple[float, float]]:
-        """(when the action was sent, ms until all four sockets had its state) per acknowledged action."""
+    def acknowledged(self, action_id: str, version: int, now: float) -> None:
+        """An ack (a message, or inside the state the move made): counted once, timed in the window."""
+        if action_id in self.sent and action_id not in self.ack_versions:
+            if self.sent[action_id] >= self.stats.window_start:
+                self.stats.ack_ms.append((now - self.sent[action_id]) * 1000)
+            self.ack_versions[action_id] = version
+            self.stats.acked[self.code].add(action_id)
+
+    def broadcast_latencies(self) -> list[tuple[float, float, int]]:
+        """(when the action was sent, ms until all four sockets had its state, its round) per acknowledged
+        action."""
         out = []
         for action_id, version in self.ack_versions.items():
             times = self.arrivals.get(version, [])
             if len(times) >= 4:
-                out.append((self.sent[action_id], (max(times) - self.sent[action_id]) * 1000))
+                sent = self.sent[action_id]
+                out.append((sent, (max(times) - sent) * 1000, self.rounds[action_id]))
         return out
 
 
@@ -343,6 +437,10 @@ async def run_tables(
     duration: float | None,
     kill_one_after: float | None = None,
     others: dict[str, int] | None = None,
+    warmup: float = 0.0,
+    restart_after: float | None = None,
+    watchers: int = 0,
+    profile: float | None = None,
 ) -> Stats:
     stats = Stats()
     http, ws = base, base.replace("http", "ws", 1) + "/ws/"
@@ -373,6 +471,26 @@ async def run_tables(
         stats.killed_at = time.perf_counter()
         servers[0].kill()
 
+    sockets = n * (4 + watchers)
+
+    async def watch_storm(storm: Storm, port: int, before: str) -> None:
+        """Until every socket holds its table (at most 20 s): then the process's own figures over it."""
+        deadline = storm.started + 20
+        while len(storm.held_ms) < storm.sockets and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
+        storm.ended = time.perf_counter()
+        storm.server_note = server_latency(await asyncio.to_thread(scrape, port), before)
+
+    async def restarter() -> None:
+        assert restart_after is not None
+        await asyncio.sleep(restart_after)
+        print(f"  SIGTERM after {restart_after:.0f} s; starting again", flush=True)
+        await asyncio.to_thread(servers[0].stop)
+        await asyncio.to_thread(servers[0].start)
+        storm = Storm("restart (SIGTERM, start again)", time.perf_counter(), sockets)
+        stats.storms.append(storm)
+        await watch_storm(storm, servers[0].port, "")  # a new process: its metrics start at zero
+
     # The generator's own cycle-collector pauses would be counted as server latency: off while measuring
     # (its memory grows by the recorded timings only; the server keeps its own collector settings).
     gc.collect()
@@ -380,14 +498,25 @@ async def run_tables(
     sampler = asyncio.create_task(sample_rss())
     crash = asyncio.create_task(crasher()) if crash_after else None
     killer = asyncio.create_task(kill_one()) if kill_one_after else None
+    restart = asyncio.create_task(restarter()) if restart_after else None
+    connect_storm = Storm("connect (every socket at once, server running)", time.perf_counter(), sockets)
+    stats.storms.append(connect_storm)
+    storm_before = scrape(servers[0].port)
+    playing = asyncio.gather(*(t.play(watchers) for t in tables))
+    watching_storm = asyncio.create_task(watch_storm(connect_storm, servers[0].port, storm_before))
+    if warmup:
+        await asyncio.wait({playing}, timeout=warmup)
+    stats.window_start = time.perf_counter()
     cpu_before = own_cpu()
     server_cpu_before = {s.proc.pid: cpu_seconds(s.proc.pid) for s in servers if s.proc}
     others_before = {name: cpu_seconds(pid) for name, pid in (others or {}).items()}
     postgres_before, machine_before = postgres_cpu(), machine_cpu()
     metrics_before = {s.port: scrape(s.port) for s in servers}
-    start = time.perf_counter()
-    playing = asyncio.gather(*(t.play() for t in tables))
+    start = stats.window_start
+    profiler = asyncio.create_task(profile_server(servers[0], profile, stats)) if profile else None
     finished, _ = await asyncio.wait({playing}, timeout=duration)
+    if profiler is not None:
+        await profiler
     elapsed = time.perf_counter() - start
     stats.generator_cpu = own_cpu() - cpu_before
     stats.server_cpu = sum(
@@ -407,7 +536,7 @@ async def run_tables(
             await playing
     gc.enable()
     sampler.cancel()
-    for task in (crash, killer):
+    for task in (crash, killer, restart, watching_storm):
         if task:
             task.cancel()
     for table in tables:
@@ -415,9 +544,15 @@ async def run_tables(
         gaps = [(b - a) * 1000 for a, b in zip(sends, sends[1:], strict=False)]
         if gaps:
             stats.table_gaps.append(statistics.median(gaps))
-        for sent, ms in table.broadcast_latencies():
-            stats.broadcast_ms.append(ms)
-            stats.broadcast_at.append((sent - start, ms))
+        for sent, ms, round_ in table.broadcast_latencies():
+            for k, storm in enumerate(stats.storms):  # the 30 s after a storm, until the next one began
+                until = stats.storms[k + 1].started if k + 1 < len(stats.storms) else float("inf")
+                if storm.ended is not None and storm.ended <= sent < min(storm.ended + 30, until):
+                    storm.after_ms.append(ms)
+            if sent >= start:
+                stats.broadcast_ms.append(ms)
+                stats.broadcast_at.append((sent - start, ms))
+                stats.broadcast_by_round.setdefault(round_, []).append(ms)
     stats.elapsed, stats.peak_rss, stats.codes = elapsed, peak[0], [t.code for t in tables]
     return stats
 
@@ -517,6 +652,18 @@ def main() -> None:
         "--duration", type=float, default=None, help="stop after S seconds instead of at the games' end"
     )
     parser.add_argument("--crash-after", type=float, default=None, help="SIGKILL and restart after S seconds")
+    parser.add_argument("--restart-after", type=float, default=None, help="SIGTERM and start again after S s")
+    parser.add_argument("--warmup", type=float, default=0.0, help="the window starts W s after the tables")
+    parser.add_argument("--watchers", type=int, default=0, help="watching sockets per table")
+    parser.add_argument("--no-echo", action="store_true", help="skip the bare echo server's baseline")
+    parser.add_argument(
+        "--profile", type=float, default=None,
+        help="py-spy (pip install py-spy) samples the server for S s of the window: CPU by layer",
+    )  # fmt: skip
+    parser.add_argument(
+        "--acks", choices=("in_state", "frame"), default="in_state",
+        help="players' acks inside the state (one frame fewer per move) or as ack messages (older servers)",
+    )  # fmt: skip
     parser.add_argument(
         "--processes",
         type=int,
@@ -528,6 +675,7 @@ def main() -> None:
         "--kill-one-after", type=float, default=None, help="with --processes: SIGKILL one process after S s"
     )
     args = parser.parse_args()
+    ACKS_IN_STATE[0] = args.acks == "in_state"
     if args.processes:
         run_processes(args)
         return
@@ -545,18 +693,33 @@ def main() -> None:
     print(
         f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; db: {database_url.split(':')[0]}"
     )
-    print(f"{args.tables} tables x 4 sockets, think {args.think} s", flush=True)
+    watching = f" + {args.watchers} watchers" if args.watchers else ""
+    print(
+        f"{args.tables} tables x 4 sockets{watching}, think {args.think} s; window {args.duration} s after a "
+        f"warm-up of {args.warmup} s; load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     try:
         base = f"http://127.0.0.1:{port}"
         stats = asyncio.run(
-            run_tables(args.tables, base, args.think, [server], args.crash_after, args.duration)
+            run_tables(
+                args.tables,
+                base,
+                args.think,
+                [server],
+                args.crash_after,
+                args.duration,
+                warmup=args.warmup,
+                restart_after=args.restart_after,
+                watchers=args.watchers,
+                profile=args.profile,
+            )  # fmt: skip
         )
         games, missing, bad = asyncio.run(verify(database_url, stats, base))
     finally:
         server.stop()
-    print(
-        f"actions: {stats.actions} in {stats.elapsed:.1f} s = {stats.actions / stats.elapsed:.0f} actions/s"
-    )
+    moves = len(stats.ack_ms)
+    print(f"committed moves in the window: {moves} in {stats.elapsed:.1f} s = {moves / stats.elapsed:.0f}/s")
     print(spread("action->ack      ", stats.ack_ms))
     print(spread("action->broadcast", stats.broadcast_ms))
     windows: dict[int, list[float]] = {}
@@ -565,6 +728,11 @@ def main() -> None:
     print(
         "action->broadcast p99 per 10 s:",
         " ".join(f"{percentile(windows[w], 0.99):.0f}" for w in sorted(windows)),
+        "ms",
+    )
+    print(
+        "action->broadcast p99 by round:",
+        " ".join(f"{r}:{percentile(ms, 0.99):.0f}" for r, ms in sorted(stats.broadcast_by_round.items())),
         "ms",
     )
     print(fairness(stats))
@@ -576,12 +744,30 @@ def main() -> None:
     for line in stats.errors[:10]:
         print("  error:", line)
     print(f"durability: {games} games checked, {missing} acknowledged actions missing, {bad} replays differ")
+    for line in storm_lines(stats):
+        print(line)
+    for line in profile_lines(stats, "the server's CPU by layer (py-spy, the main thread's busy samples):"):
+        print(line)
+    if args.watchers:
+        print(f"watchers: {args.tables * args.watchers} sockets read {stats.watcher_messages} messages")
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+    if args.no_echo:
+        return
     per_socket = max(1, stats.actions // max(1, args.tables * 4))
     echo = asyncio.run(echo_baseline(args.tables * 4, min(per_socket, 50), args.think))
     print(spread(f"echo baseline ({args.tables * 4} sockets)", echo))
     for q in (0.5, 0.99):
         ratio = percentile(stats.broadcast_ms, q) / percentile(echo, q)
         print(f"ratio action->broadcast / echo at p{int(q * 100)}: {ratio:.1f}x")
+
+
+def profile_lines(stats: Stats, heading: str) -> list[str]:
+    """``--profile``'s report: its heading (or why there is none) and the busy samples by layer."""
+    if not (stats.profile or stats.profile_note):
+        return []
+    from benchmarks.profile_layers import report
+
+    return [stats.profile_note or heading, *([report(stats.profile)] if stats.profile else [])]
 
 
 def run_processes(args: argparse.Namespace) -> None:
@@ -601,6 +787,9 @@ def run_processes(args: argparse.Namespace) -> None:
         print("  " + spread("action->broadcast", stats.broadcast_ms))
         print("  " + fairness(stats))
         for line in cpu_lines(stats) + stats.server_notes:
+            print("  " + line)
+        heading = "one process's CPU by layer (py-spy, its main thread's busy samples):"
+        for line in profile_lines(stats, heading):
             print("  " + line)
         if stats.killed_at is not None:
             print("  " + spread("failover (SIGKILL -> first state)", stats.failover_ms))
@@ -666,7 +855,15 @@ def run_configuration(n: int, args: argparse.Namespace) -> tuple[Stats, tuple[in
         time.sleep(1.5)  # every upstream passes Caddy's first health checks
         stats = asyncio.run(
             run_tables(
-                args.tables, base, args.think, servers, None, args.duration, args.kill_one_after, others
+                args.tables,
+                base,
+                args.think,
+                servers,
+                None,
+                args.duration,
+                args.kill_one_after,
+                others,
+                profile=args.profile,
             )
         )
         checks = asyncio.run(verify(database_url, stats, base))
@@ -794,7 +991,8 @@ def server_latency(after: str, before: str) -> str:
 
     def runs(name: str, label: str) -> int:
         counted = [histogram_buckets(text, name, label) for text in (before, after)]
-        return int(counted[1][-1][1] - counted[0][-1][1]) if counted[0] and counted[1] else 0
+        earlier = counted[0][-1][1] if counted[0] else 0.0  # a new process: nothing before
+        return int(counted[1][-1][1] - earlier) if counted[1] else 0
 
     action, lag = "threethirteen_action_latency_seconds", "threethirteen_event_loop_lag_seconds"
     gc_pause = "threethirteen_gc_pause_seconds"
@@ -809,6 +1007,42 @@ def server_latency(after: str, before: str) -> str:
         f"event-loop lag p50 {ms(lag, 0.5)} ms, p99 {ms(lag, 0.99)} ms, p99.9 {ms(lag, 0.999)} ms; "
         f"cycle collector: {collections}"
     )
+
+
+async def profile_server(server: Server, seconds: float, stats: Stats) -> None:
+    """Sample the server's main thread with py-spy (native frames: system calls, zlib, the collector) for
+    ``seconds`` of the window; its busy samples by layer go to ``stats.profile``. Sampling stops the process
+    200 times a second, so the shares are what to read, not the latency of the run."""
+    from benchmarks.profile_layers import layers
+
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if server.proc is None or not Path(spy).exists():
+        stats.profile_note = "no profile: py-spy is not installed (pip install py-spy)"
+        return
+    with tempfile.NamedTemporaryFile(suffix=".txt") as out:
+        command = [spy, "record", "-p", str(server.proc.pid), "-d", str(int(seconds)), "-r", "200"]
+        command += ["--native", "--threads", "-f", "raw", "-o", out.name]
+        spied = await asyncio.create_subprocess_exec(
+            *command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        await spied.wait()
+        stats.profile = layers(Path(out.name).read_text(errors="replace"))
+
+
+def storm_lines(stats: Stats) -> list[str]:
+    """Each storm: how long its sockets took to hold their tables, the process's own figures over it, and
+    the moves of the 30 s after it."""
+    lines = []
+    for storm in stats.storms:
+        held = list(storm.held_ms.values())
+        lines.append(
+            f"storm, {storm.name}: {len(held)} of {storm.sockets} sockets held their table; "
+            f"p50 {percentile(held, 0.5):.0f} ms, p99 {percentile(held, 0.99):.0f} ms, "
+            f"last {max(held, default=float('nan')):.0f} ms"
+        )
+        lines.append(f"  over the storm, {storm.server_note}")
+        lines.append("  " + spread("moves of the 30 s after (or until the next storm)", storm.after_ms))
+    return lines
 
 
 def fairness(stats: Stats) -> str:

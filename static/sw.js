@@ -5,7 +5,10 @@
 //    network has not answered in 50 ms, or is down, a kept copy of the page, else of the home page (the same
 //    client: it reads the address), else a page saying "you are offline". What the network brings later is
 //    kept for the next time;
-//  - everything else (the API, the WebSocket, /healthz, /readyz, /metrics, /docs): never touched.
+//  - a room's info (GET /api/rooms/CODE, never kept): asked for by the worker itself the moment it is asked for
+//    the room's page; the page's own request for it (its preload, once the page is parsed) gets that answer,
+//    once, rather than waiting a round trip of its own. Any other request of it goes to the network;
+//  - everything else (the rest of the API, the WebSocket, /healthz, /readyz, /metrics, /docs): never touched.
 // A new deploy changes this script (new hashes), so browsers install the new worker; it takes over at once,
 // and drops the caches of older builds (but the last: see activate). A kept page always names files of the
 // worker's own build (checked before it is kept), so what a page asks for offline is in the cache.
@@ -17,6 +20,10 @@ const CACHE = `tt-${BUILD}`;
 // (a round trip of 100 ms or more) a kept page opens at once; a server next door still answers in time.
 const PAGE_PATIENCE_MS = 50;
 const PAGES = /^\/(?:r\/[A-Za-z0-9]+(?:\/history|\/replay\/[a-z0-9]+)?\/?|standings(?:\/.*)?|games\/[a-z0-9]+\/?)?$/;
+// The room's info asked for as its page was (path -> {at, response}): for the page's own request, once, soon.
+const early = new Map();
+const EARLY_FOR_MS = 10000;
+const ROOM_PAGE = /^\/r\/([A-Za-z0-9]{1,32})\/?$/;
 const ENTRY = SHELL.find((url) => url.startsWith('/static/js/app.js?')); // every page names it
 const STYLE = SHELL.find((url) => url.startsWith('/static/css/app.css?'));
 
@@ -50,9 +57,24 @@ self.addEventListener('fetch', (event) => {
   if (url.pathname.startsWith('/static/') && url.searchParams.has('v')) {
     event.respondWith(cacheFirst(request, url));
   } else if (request.mode === 'navigate' && PAGES.test(url.pathname)) {
+    askRoomInfo(url.pathname);
     event.respondWith(networkFirst(event, url));
+  } else if (early.has(url.pathname)) {
+    const asked = early.get(url.pathname);
+    early.delete(url.pathname);
+    if (Date.now() - asked.at < EARLY_FOR_MS) event.respondWith(asked.response.catch(() => fetch(request)));
   }
 });
+
+/** On a room's page being asked for: ask for the room's info now (app/api/pages.py's room preload, early). */
+function askRoomInfo(path) {
+  const room = path.match(ROOM_PAGE);
+  if (!room) return;
+  const info = `/api/rooms/${room[1].toUpperCase()}`;
+  const response = fetch(info, { credentials: 'same-origin' });
+  response.catch(() => {}); // offline: the page's own request fails in its turn, and says so
+  early.set(info, { at: Date.now(), response });
+}
 
 async function cacheFirst(request, url) {
   const kept = await caches.match(request); // this build's cache, or the one before (its page's files)
@@ -103,7 +125,7 @@ async function fromNetworkOrKept(network, url) {
 /** The home page's copy, to open at ``path``: the client reads the address; a room's page also asks for the
  * room's info at once, as the server's own room pages do (app/api/pages.py, _room_preload). */
 async function asPage(home, path) {
-  const room = path.match(/^\/r\/([A-Za-z0-9]{1,32})\/?$/);
+  const room = path.match(ROOM_PAGE);
   if (!room) return home;
   const preload = `<link rel="preload" href="/api/rooms/${room[1].toUpperCase()}" as="fetch" crossorigin="anonymous">`;
   const html = (await home.text()).replace('</head>', `${preload}\n</head>`);

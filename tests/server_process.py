@@ -29,17 +29,22 @@ def server_env(database_url: str, port: int, **extra: str) -> dict[str, str]:
 
 
 def start(
-    args: list[str], env: dict[str, str], log: Path, *, open_files: tuple[int, int] | None = None
+    args: list[str],
+    env: dict[str, str],
+    log: Path,
+    *,
+    open_files: tuple[int, int] | None = None,
+    cwd: Path = ROOT,
 ) -> subprocess.Popen[bytes]:
-    """Run ``args`` from the project root; stdout and stderr appended to ``log``; ``open_files``: the
-    (soft, hard) limit on open files the process starts with."""
+    """Run ``args`` from the project root (or ``cwd``: another checkout's); stdout and stderr appended to
+    ``log``; ``open_files``: the (soft, hard) limit on open files the process starts with."""
 
     def limit_files() -> None:
         if open_files is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, open_files)
 
     with log.open("ab") as out:
-        return subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=out, preexec_fn=limit_files)
+        return subprocess.Popen(args, cwd=cwd, env=env, stdout=out, stderr=out, preexec_fn=limit_files)
 
 
 def wait_ready(

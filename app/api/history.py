@@ -41,7 +41,7 @@ RECORD: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _history(request: Request) -> History:
+async def _history(request: Request) -> History:
     return History(request.app.state.store)
 
 
@@ -56,7 +56,7 @@ class Records:
     rate: AddressRate
 
 
-def _records(request: Request, settings: SettingsDep, manager: ManagerDep) -> Records:
+async def _records(request: Request, settings: SettingsDep, manager: ManagerDep) -> Records:
     """Made on first use (one per app; no await between the look and the store, so no race)."""
     records: Records | None = getattr(request.app.state, "records", None)
     if records is None:

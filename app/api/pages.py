@@ -29,19 +29,28 @@ _PLACEHOLDER = (
 # first screen waits for no module it does not show; the rest load after it is drawn.
 PAGE_VIEWS: dict[str, tuple[str, ...]] = {
     "home": ("js/views/home.js",),
-    "room": ("js/views/lobby.js",),  # the join form and the lobby; the table follows in the background
-    "history": ("js/views/history.js",),
-    "replay": ("js/views/replay.js",),
+    # A room link's join form (a returning player's lobby, socket and table load as soon as app.js runs).
+    "room": ("js/views/join.js",),
+    "history": ("js/views/history.js", "js/new-game.js"),  # and the watch for a new game at that table
+    "replay": ("js/views/replay.js", "js/new-game.js"),
     "standings": ("js/views/standings.js",),
     "not_found": (),
 }
-_STATIC_IMPORT = re.compile(r"""^import\s+(?:[^'"();]*?\s+from\s+)?['"](\.{1,2}/[^'"]+)['"]""", re.MULTILINE)
+# ``import ... from './x.js'``, ``import './x.js'`` and ``export { ... } from './x.js'``, at a line's start or
+# after a ``;`` (a minified vendored module: ``import{a as b}from"../x.js";import{...``).
+_STATIC_IMPORT = re.compile(
+    r"""(?:^|(?<=;))(?:import\s*(?:[^'"();]*?\s*from\s*)?|export\s*[^'"();]*?\s*from\s*)['"](\.{1,2}/[^'"]+)['"]""",
+    re.MULTILINE,
+)
 _ENTRY = "js/app.js"
 _IMMUTABLE = "public, max-age=31536000, immutable"
 
 
 _HASHED = (".js", ".css", ".png")
-_SERVED_ELSEWHERE = {"sw.js"}  # the service worker's source: served at /sw.js (app/api/install.py)
+# The service worker's source (served at /sw.js: app/api/install.py), and the boot script (written into every
+# page: _render_index).
+_SERVED_ELSEWHERE = {"sw.js", "js/boot.js"}
+_BOOT = "js/boot.js"
 
 
 def _versions() -> dict[str, str]:
@@ -77,20 +86,36 @@ def _eager_modules(versions: dict[str, str], roots: tuple[str, ...] = ()) -> lis
     return seen
 
 
+def boot_script() -> str:
+    """static/js/boot.js as the page holds it: without its whole-line comments (every page carries it, on a
+    slow link too); "" if there is none."""
+    path = STATIC_DIR / _BOOT
+    if not path.is_file():
+        return ""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return "\n".join(line for line in lines if not line.lstrip().startswith("//"))
+
+
+def _sha256(script: str) -> str:
+    """An inline script's hash as a CSP source names it (base64 of its SHA-256)."""
+    return base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+
+
 def _render_index(template: str, versions: dict[str, str], page: str = "home") -> str:
     """index.html with an import map to content-hashed URLs (every import, static or dynamic, gets a URL that
     changes when its file does) and a modulepreload for each module of ``page``'s first screen."""
     url = {path: f"/static/{path}?v={digest}" for path, digest in versions.items()}
     import_map = {"imports": {f"/static/{path}": url[path] for path in versions if path.endswith(".js")}}
     mapping = json.dumps(import_map, separators=(",", ":"))
-    _page_cache["csp"] = csp_allowing_script(
-        base64.b64encode(hashlib.sha256(mapping.encode()).digest()).decode()
-    )
-    head = [f'<script type="importmap">{mapping}</script>', client_config_script()]
+    boot = boot_script()
+    _page_cache["csp"] = csp_allowing_script(*(_sha256(script) for script in (mapping, boot) if script))
+    # The room's info first: on HTTP/1.1's six connections it would otherwise queue behind the modules.
+    head = [_ROOM_PRELOAD, f'<script type="importmap">{mapping}</script>', client_config_script()]
+    if boot:
+        head.append(f"<script>{boot}</script>")
     modules = _eager_modules(versions, PAGE_VIEWS.get(page, ()))
     head += [f'<link rel="modulepreload" href="{url[path]}">' for path in modules]
     head.append(f'<script type="module" src="{url[_ENTRY]}"></script>')
-    head.append(_ROOM_PRELOAD)
     html = template.replace('<script type="module" src="/static/js/app.js"></script>', "\n  ".join(head))
     if "css/app.css" in url:
         html = html.replace('href="/static/css/app.css"', f'href="{url["css/app.css"]}"')
@@ -150,9 +175,68 @@ def _index(page: str, status_code: int = 200, *, room: str | None = None) -> Res
     return HTMLResponse(html or _PLACEHOLDER, status_code=status_code, headers=headers)
 
 
+def without_comments(text: str, kind: str) -> str:
+    """A client file as sent under its content hash: its comments blanked, every line kept where it is (an
+    error's line number is the source's): in a script, each line that is only a ``//`` comment or part of a
+    ``/* */`` comment standing on lines of its own; in a stylesheet, every ``/* */`` comment. About 15% of
+    what a room link's first screen downloads (issue 24). A file where that could touch a string (a template
+    literal or string across lines, a quote beside a comment in a stylesheet) is sent as it is."""
+    if kind == "css":
+        return _css_without_comments(text)
+    lines = text.split("\n")
+    if any(line.count("`") % 2 or line.rstrip().endswith("\\") for line in lines):
+        return text
+    out: list[str] = []
+    in_comment = False
+    for line in lines:
+        code = line.strip()
+        if in_comment or code.startswith("/*"):
+            if "*/" in code and not code.endswith("*/"):
+                return text  # code after a comment's end on its line: left alone
+            in_comment = "*/" not in code[2 if not in_comment else 0 :]
+            out.append("")
+        elif code.startswith("//"):
+            out.append("")
+        else:
+            out.append(line)
+    return text if in_comment else "\n".join(out)
+
+
+def _css_without_comments(text: str) -> str:
+    """A stylesheet's ``/* */`` comments blanked (their line breaks kept); a string's ``/*`` is text."""
+    out: list[str] = []
+    i, quote = 0, ""
+    while i < len(text):
+        char = text[i]
+        if quote:
+            out.append(char)
+            if char == "\\":
+                out.append(text[i + 1 : i + 2])
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+            out.append(char)
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                return text
+            out.append("\n" * text.count("\n", i, end))
+            i = end + 1
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+_STRIPPED: dict[tuple[str, str], bytes] = {}
+
+
 class ClientFiles(StaticFiles):
     """static/: a URL with the file's current content hash (``?v=``, as index.html writes them) is cached
-    for a year; any other URL is revalidated on every use."""
+    for a year (without ETag or Last-Modified: it is never revalidated); any other URL is revalidated on every
+    use."""
 
     async def get_response(self, path: str, scope: Scope) -> Response:
         response = await super().get_response(path, scope)
@@ -161,6 +245,19 @@ class ClientFiles(StaticFiles):
         versions = _page_cache.get("versions")
         current = isinstance(versions, dict) and f"v={versions.get(path)}" in query.split("&")
         response.headers["Cache-Control"] = _IMMUTABLE if current else "no-cache"
+        if current:  # never asked again, so nothing to revalidate with; nor asked for in parts
+            for name in ("ETag", "Last-Modified", "Accept-Ranges"):
+                if name in response.headers:
+                    del response.headers[name]
+            kind = PurePosixPath(path).suffix.lstrip(".")
+            if kind in ("js", "css") and response.status_code == 200 and "/vendor/" not in f"/{path}":
+                assert isinstance(versions, dict)
+                key = (path, str(versions[path]))
+                if key not in _STRIPPED:
+                    source = (STATIC_DIR / path).read_text(encoding="utf-8")
+                    _STRIPPED[key] = without_comments(source, kind).encode()
+                headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+                return Response(_STRIPPED[key], status_code=200, headers=headers)
         return response
 
 

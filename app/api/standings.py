@@ -31,7 +31,7 @@ router = APIRouter(
 )
 
 
-def _standings(request: Request, settings: SettingsDep, manager: ManagerDep) -> Standings:
+async def _standings(request: Request, settings: SettingsDep, manager: ManagerDep) -> Standings:
     """The standings, for an address within its per-minute budget (the budget is made on first use)."""
     rate: AddressRate | None = getattr(request.app.state, "standings_rate", None)
     if rate is None:

@@ -66,10 +66,17 @@ Move = Annotated[DrawMove | DiscardMove | GoOutMove, Field(discriminator="type")
 # ----- client → server -----------------------------------------------------------------------------------
 
 
+# How a socket is told that its move was committed: "frame", a separate ``ack`` message before the state the
+# move produced (the default: what every client before this field understood); "in_state", no ``ack``
+# message but that state carrying the action's id as ``ack`` (one frame fewer per move).
+Acks = Literal["frame", "in_state"]
+
+
 class Hello(_In):
     type: Literal["hello"]
     token: Annotated[str, Field(max_length=200)] | None = None
     last_version: int | None = None
+    acks: Acks = "frame"
 
 
 class ActionMessage(_In):
@@ -380,6 +387,10 @@ class EventView(_Out):
 class StateMessage(_Out):
     type: Literal["state"] = "state"
     version: int
+    # The id of this socket's action that made ``version``: only in the state that follows a committed move,
+    # only to the socket that sent it, and only if its hello said ``"acks": "in_state"`` (it stands for the
+    # ``ack`` message, which is then not sent). Left out otherwise.
+    ack: str | None = Only
     room: RoomInfo
     game: SeatView | None  # exactly the engine's view_for for this connection's seat (None: spectator)
     events: list[EventView] = Field(default_factory=list)

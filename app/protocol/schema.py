@@ -19,6 +19,7 @@ from .messages import (
     Move,
     SeatInfo,
     SeatRequested,
+    StateMessage,
     Welcome,
     client_message_adapter,
     server_message_adapter,
@@ -28,9 +29,11 @@ SCHEMA_URL = "/api/protocol.schema.json"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # What is left out when it is None: an error's ``id`` when the refused message was not an action with an id
 # (``encode``), an event's fields that do not apply to its kind, a welcome's ``requested_seat`` and a seat
-# request's ``token`` when there is none, a seat's ``request`` when nobody asked (``exclude_if``).
+# request's ``token`` when there is none, a seat's ``request`` when nobody asked, a state's ``ack`` when it
+# acknowledges nothing (``exclude_if``).
 OMITTED_WHEN_NONE = {
     ErrorMessage.__name__,
+    StateMessage.__name__,
     EventView.__name__,
     Welcome.__name__,
     SeatRequested.__name__,

@@ -170,11 +170,25 @@ def state_text(
     return _state_bytes(table.version, room_fragment(room), game, events).decode()
 
 
+def with_ack(text: str, version: int, action_id: str) -> str:
+    """A state's text (``_state_bytes``) with ``"ack": action_id`` after its version, as the protocol's model
+    writes it: spliced into the seat's encoded text, not encoded again (the id JSON-escaped by orjson)."""
+    head = f'{{"type":"state","version":{version},'
+    if not text.startswith(head):  # pragma: no cover - every state text starts so
+        raise ValueError("not a state message of this version")
+    return f'{head}"ack":{orjson.dumps(action_id).decode()},{text[len(head) :]}'
+
+
 def send_states(
-    table: Table, connections: Iterable[Connection], room_values: RoomValues, events: EventsBySeat
-) -> None:
+    table: Table,
+    connections: Iterable[Connection],
+    room_values: RoomValues,
+    events: EventsBySeat,
+    ack: tuple[Connection, str] | None = None,
+) -> bool:
     """Every socket gets its seat's state: the room and the views' shared part encoded once, each seat's
-    message encoded once."""
+    message encoded once. ``ack`` (a socket that takes acks in the state, and its action's id): that socket's
+    copy carries the id. True if that socket was among ``connections`` (its ack is sent)."""
     connections = list(connections)
     seats = list(dict.fromkeys(conn.seat for conn in connections))
     games = game_fragments(shown_game(table), seats)
@@ -183,8 +197,14 @@ def send_states(
         seat: _state_bytes(table.version, room, games[seat], events.get(seat_key(seat), ())).decode()
         for seat in seats
     }
+    acked = ack is None
     for conn in connections:
-        conn.send_text(rendered[conn.seat])
+        if ack is not None and conn is ack[0]:
+            conn.send_text(with_ack(rendered[conn.seat], table.version, ack[1]))
+            acked = True
+        else:
+            conn.send_text(rendered[conn.seat])
+    return acked
 
 
 def presence_text(table: Table, info: RoomInfo) -> str:

@@ -194,11 +194,14 @@ class Room:
         self.presence.follow(before, table, at)
         self.driver.kick()
 
-    def _show(self, events: render.EventsBySeat | None = None) -> None:
-        """Every socket here gets the table as it now is (with its seat's face of ``events``)."""
+    def _show(
+        self, events: render.EventsBySeat | None = None, *, ack: tuple[Connection, str] | None = None
+    ) -> bool:
+        """Every socket here gets the table as it now is (with its seat's face of ``events``); ``ack``'s
+        socket gets its action's id in its copy. True if it did (it is here)."""
         events = events or {}
         self.round_moves.add(self.table, events.get(render.seat_key(None), ()))
-        render.send_states(self.table, list(self.presence.joined()), self.room_values(), events)
+        return render.send_states(self.table, list(self.presence.joined()), self.room_values(), events, ack)
 
     # ----- committing -------------------------------------------------------------------------------------
 
@@ -224,9 +227,13 @@ class Room:
             if write.client_id is not None:
                 made = (write.client_id, AckRecord(write.seat, change.table.version))
         self._advance(change.table, at=change.at, ack=made)
-        if ack is not None:
+        # The sender is answered first: by an ack message, or (if its hello asked) by the state itself.
+        in_state = ack if ack is not None and ack[0].acks_in_state else None
+        if ack is not None and in_state is None:
             ack[0].send(Ack(id=ack[1], version=self.table.version))
-        self._show(render.events_by_seat(self.table, change.events, auto=change.auto))
+        shown = self._show(render.events_by_seat(self.table, change.events, auto=change.auto), ack=in_state)
+        if not shown and in_state is not None:  # the sender is no longer here: its ack goes on its own
+            in_state[0].send(Ack(id=in_state[1], version=self.table.version))
         # Other processes read what changed from the store: the notice only says the version moved.
         await self.broadcaster.publish(Notice(self.code, "state", self.table.version))
 
@@ -521,6 +528,7 @@ class Room:
         seat = identity.seat
         if seat is None and self.presence.spectator_count() >= self.settings.max_spectators_per_table:
             raise Refusal("not_allowed", "this table has as many spectators as it takes; try again later")
+        conn.acks_in_state = hello.acks == "in_state"
         self.presence.join(conn, seat)
         host = seat is not None and seat == self.table.host_seat
         conn.send(

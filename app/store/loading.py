@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, assert_never
 
-from sqlalchemy import select
+from sqlalchemy import and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.engine import GameState, Options, action_from_dict, apply
@@ -90,44 +90,46 @@ async def ack_of(engine: AsyncEngine, code: str, client_id: str) -> AckRecord | 
     return None if row is None else AckRecord(row.seat, row.version)
 
 
-async def tail(
-    sessions: async_sessionmaker[AsyncSession],
-    dialect: Dialect,
-    code: str,
-    *,
-    game_id: int | None,
-    after_seq: int,
-) -> Tail | None:
+# A room's version and the moves of one of its games after a given one: one statement (the room joined with
+# its log), so one snapshot on either database and one round trip. A game that is not the room's current
+# one (or none, ``t_game`` NULL) joins no move.
+_TAIL = (
+    select(
+        ROOMS.c.version,
+        ROOMS.c.current_game_id,
+        ACTIONS.c.seq,
+        ACTIONS.c.seat,
+        ACTIONS.c.action,
+        ACTIONS.c.client_id,
+        ACTIONS.c.version,
+        ACTIONS.c.created_at,
+    )
+    .select_from(
+        ROOMS.outerjoin(
+            ACTIONS,
+            and_(
+                ACTIONS.c.game_id == ROOMS.c.current_game_id,
+                ACTIONS.c.game_id == bindparam("t_game"),
+                ACTIONS.c.seq > bindparam("t_after"),
+            ),
+        )
+    )
+    .where(ROOMS.c.code == bindparam("t_code"))
+    .order_by(ACTIONS.c.seq)
+)
+
+
+async def tail(reader: AsyncEngine, code: str, *, game_id: int | None, after_seq: int) -> Tail | None:
     """The room's stored version and the moves of its game ``game_id`` logged after ``after_seq``, read at one
-    moment (None: no such room)."""
-    async with sessions() as session:
-        await one_snapshot(session, dialect)  # the room and the log read at one moment
-        room = (
-            await session.execute(
-                select(ROOMS.c.version, ROOMS.c.current_game_id).where(ROOMS.c.code == code)
-            )
-        ).first()
-        if room is None:
-            return None
-        moves: list[LoggedMove] = []
-        if game_id is not None and room.current_game_id == game_id:
-            rows = await session.execute(
-                select(
-                    ACTIONS.c.seq,
-                    ACTIONS.c.seat,
-                    ACTIONS.c.action,
-                    ACTIONS.c.client_id,
-                    ACTIONS.c.version,
-                    ACTIONS.c.created_at,
-                )
-                .where(ACTIONS.c.game_id == game_id, ACTIONS.c.seq > after_seq)
-                .order_by(ACTIONS.c.seq)
-            )
-            moves = [
-                LoggedMove(seq, seat, action, client_id, version, created_at)
-                for seq, seat, action, client_id, version, created_at in rows
-            ]
-        return Tail(room.version, room.current_game_id, tuple(moves))
+    moment (None: no such room). ``reader`` runs it without a transaction around it (one statement is its own
+    snapshot): a process following a table another one moves reads this once a move."""
+    async with reader.connect() as conn:
+        rows = (await conn.execute(_TAIL, {"t_game": game_id, "t_after": after_seq, "t_code": code})).all()
+    if not rows:
+        return None
+    version, current_game_id = rows[0][0], rows[0][1]
+    moves = tuple(LoggedMove(*row[2:]) for row in rows if row[2] is not None)
+    return Tail(version, current_game_id, moves)
 
 
 async def load_game(

@@ -14,7 +14,7 @@ from datetime import datetime
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Select, bindparam, exists, func, insert, select, update
+from sqlalchemy import CTE, Select, bindparam, exists, func, insert, null, select, union_all, update
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -22,12 +22,13 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement
 
 from .errors import VersionConflict
-from .models import ActionRow, GameRow, RoomRow
+from .models import ActionRow, GameRow, RoomRow, RoundScoreRow
 
 # The tables themselves, for Core statements on the hot path (every move) without the ORM's unit of work.
 ROOMS: SqlTable = RoomRow.__table__  # type: ignore[assignment]
 ACTIONS: SqlTable = ActionRow.__table__  # type: ignore[assignment]
 GAMES: SqlTable = GameRow.__table__  # type: ignore[assignment]
+SCORES: SqlTable = RoundScoreRow.__table__  # type: ignore[assignment]
 
 # The parameters' names are no column's name: one mapping of them (``MoveRow.params``) serves every
 # statement of the move, and SQLAlchemy never takes one of them for a column to set.
@@ -102,18 +103,49 @@ async def write_move(conn: AsyncConnection, row: MoveRow) -> None:
     await conn.execute(MOVE_GAME_VERSION, row.params())
 
 
-def in_one_statement() -> Select[int]:
-    """The move as ONE statement for PostgreSQL, composed of the statements above as data-modifying CTEs:
-    nothing is logged or moved unless the room was at the expected version, and the answer (1 or 0) is
-    whether it moved. (Data-modifying CTEs always run to completion, read or not.)"""
+def _moved_and_logged() -> tuple[CTE, CTE]:
+    """The two CTEs every move statement starts with: the room moved from the expected version (``room``:
+    one row, or none when it was not there) and the log row, written only if it moved."""
     room = MOVE_ROOM.returning(ROOMS.c.code).cte("room")
     logged = (
         insert(ACTIONS)
         .from_select(list(ACTION_VALUES), select(*ACTION_VALUES.values()).select_from(room))
         .cte("logged")
     )
+    return room, logged
+
+
+def in_one_statement() -> Select[int]:
+    """The move as ONE statement for PostgreSQL, composed of the statements above as data-modifying CTEs:
+    nothing is logged or moved unless the room was at the expected version, and the answer (1 or 0) is
+    whether it moved. (Data-modifying CTEs always run to completion, read or not.)"""
+    room, logged = _moved_and_logged()
     game = MOVE_GAME_VERSION.where(exists().select_from(room)).cte("game")
     return select(func.count()).select_from(room).add_cte(logged, game)
+
+
+SCORE_COLUMNS = ("round", "seat", "name", "penalty", "went_out")
+
+
+def round_end_in_one_statement(seats: int) -> Select[int]:
+    """A move that ends a round (and not the game) as ONE statement for PostgreSQL: the move's own writes as
+    in ``in_one_statement``, the game's snapshot (``m_state``) and status with its version, and the round's
+    score rows of ``seats`` seats (``s0_round``, ``s0_seat`` ... ``s{seats-1}_went_out``). Nothing is written
+    unless the room was at the expected version; the answer (1 or 0) is whether it moved."""
+    room, logged = _moved_and_logged()
+    snapshot = MOVE_GAME_VERSION.values(
+        state=bindparam("m_state", type_=GAMES.c.state.type), status=bindparam("m_status"), finished_at=null()
+    )
+    game = snapshot.where(exists().select_from(room)).cte("game")
+    rows = [
+        select(
+            bindparam("m_game", type_=SCORES.c.game_id.type),
+            *(bindparam(f"s{k}_{column}", type_=SCORES.c[column].type) for column in SCORE_COLUMNS),
+        ).select_from(room)
+        for k in range(seats)
+    ]
+    scored = insert(SCORES).from_select(["game_id", *SCORE_COLUMNS], union_all(*rows)).cte("scored")
+    return select(func.count()).select_from(room).add_cte(logged, game, scored)
 
 
 @dataclass(frozen=True, slots=True)

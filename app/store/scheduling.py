@@ -12,10 +12,13 @@ from typing import Protocol, assert_never
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
+from app.table import RecordMove
+
 from .dialect import Dialect
 from .moves import MoveRow, write_move
 from .pg_moves import PgMoves, pool_size
 from .sqlite_moves import Outcome, SqliteMoves
+from .writes import plain_round_end, record_round_end
 
 Work = Callable[[AsyncConnection], Awaitable[None]]  # statements to run in one write transaction
 
@@ -33,6 +36,9 @@ class Scheduler(Protocol):
 
     async def record_move(self, row: MoveRow) -> None:
         """Commit one move inside a round (the hot path), or raise VersionConflict."""
+
+    async def record_round_end(self, row: MoveRow, move: RecordMove) -> None:
+        """Commit a move that ends a round or the game (``writes.ends_round``), or raise VersionConflict."""
 
     async def close(self) -> None:
         """Finish what is in flight (the engine is disposed by its owner)."""
@@ -80,6 +86,9 @@ class GroupCommit:
 
     async def transact(self, work: Work) -> None:
         await self._enqueue(work)
+
+    async def record_round_end(self, row: MoveRow, move: RecordMove) -> None:
+        await self._enqueue(lambda conn: record_round_end(conn, row, move))
 
     async def record_move(self, row: MoveRow) -> None:
         if self._moves is None:  # an in-memory database: no second connection can see it
@@ -187,6 +196,13 @@ class FairTurns:
     async def record_move(self, row: MoveRow) -> None:
         async with self._turns:
             await self._moves.record_move(row)
+
+    async def record_round_end(self, row: MoveRow, move: RecordMove) -> None:
+        if not plain_round_end(move):  # the game's end (the standings) or seats handed over
+            await self.transact(lambda conn: record_round_end(conn, row, move))
+            return
+        async with self._turns:
+            await self._moves.record_round_end(row, move)
 
     async def close(self) -> None:
         pass

@@ -57,6 +57,9 @@ class Store:
         self.dialect = Dialect.of(url)
         self.engine: AsyncEngine = make_engine(url, **engine_kwargs)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # Single-statement reads of a cached table's news (its version, its log's tail): no BEGIN and COMMIT
+        # around each (the same pool; the level goes back when a connection is returned).
+        self.reader: AsyncEngine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self._scheduler = scheduler_for(self.dialect, self.engine, self.sessions, sqlite_file(url))
 
     async def close(self) -> None:
@@ -72,7 +75,7 @@ class Store:
     async def versions(self, codes: Iterable[str]) -> dict[str, int]:
         """The stored version of each of these rooms (one indexed read; a code with no room is left out).
         A process checks its cached tables with this wherever one could be behind without being told."""
-        return await loading.versions(self.engine, codes)
+        return await loading.versions(self.reader, codes)
 
     async def version_of(self, code: str) -> int | None:
         """The stored version of one room (None: no such room)."""
@@ -82,7 +85,7 @@ class Store:
         """The room's stored version and the moves of its game ``game_id`` logged after ``after_seq``, read
         at one moment (None: no such room). How a process follows moves another one committed: it applies
         them from the log (never from what a notice says), and reloads when the tail is not only moves."""
-        return await loading.tail(self.sessions, self.dialect, code, game_id=game_id, after_seq=after_seq)
+        return await loading.tail(self.reader, code, game_id=game_id, after_seq=after_seq)
 
     async def ack_of(self, code: str, client_id: str) -> AckRecord | None:
         """The ack of a client action of the room's current game, read from its log (None: never applied)."""
@@ -137,4 +140,4 @@ class Store:
         if not writes.ends_round(move):  # most moves: the hot path of each database
             await self._scheduler.record_move(row)
             return
-        await self._scheduler.transact(lambda conn: writes.record_round_end(conn, row, move))
+        await self._scheduler.record_round_end(row, move)

@@ -75,6 +75,12 @@ def ends_round(move: RecordMove) -> bool:
     return bool(move.round_scores or move.final_totals or move.state.is_over or move.seats)
 
 
+def plain_round_end(move: RecordMove) -> bool:
+    """A move that ends a round and nothing more (not the game, no seat handed over): PostgreSQL writes it
+    in one statement (``pg_moves``)."""
+    return bool(move.round_scores) and not (move.final_totals or move.state.is_over or move.seats)
+
+
 async def record_round_end(conn: AsyncConnection, row: MoveRow, move: RecordMove) -> None:
     """A move that ends a round, in the caller's ONE transaction: the move's own writes, the game's snapshot,
     the round's scores, the final totals, the seats handed over."""

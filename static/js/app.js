@@ -1,17 +1,19 @@
-// The client's entry point: routes (home or a room), the room's live state, and rendering on every change.
+// The client's entry point: routes (home or a room), the room's live state, its actions (every change of the
+// state goes through state.js's change(), here), and one render per batch of changes. The views draw the state
+// (the room's with lit-html: what keeps the keyboard and the scroll is the library's keyed update, not code
+// here). It imports only what every page's first screen needs (a room link's join form above all: on a slow
+// phone link each file is a round trip; lit-html comes with the room's views); what a connected room needs is
+// loaded by loadLive(), the views by view().
 import * as api from './api.js';
 import { h, mount } from './dom.js';
-import { cardShort } from './cards.js';
 import { applyDocument, errorText, lang, onLangChange, setLang, t } from './i18n.js';
-import { noticeTurn, resetTurnNotice, toggleNotify } from './notify.js';
-import { notePause, pauseLeft, pausing } from './pause.js';
-import { RoomSocket } from './socket.js';
-import { NewGameWatch, newGameBanner } from './new-game.js';
-import { initialState } from './state.js';
-import { forgetToken, learnOffered, notifyOn, savedToken, saveToken } from './storage.js';
-import { coachFollow, coachRefused, coachTake } from './views/coach.js';
+import { change, createStore, initialState } from './state.js';
+import {
+  forgetToken, learnOffered, notifyOn, savedToken, saveToken, setConfirmDiscards, setGrouping,
+} from './storage.js';
 import { applyLooks, settingsButton } from './views/settings.js';
-import { sendSavedAvatar } from './avatars.js';
+
+document.documentElement.dataset.app = 'started'; // every import came: js/boot.js need not load the page again
 
 const els = {
   top: document.getElementById('topbar'),
@@ -21,8 +23,12 @@ const els = {
   toast: document.getElementById('toast'),
 };
 
-/** Everything the views read; they change it only through the functions in ``actions``. */
-const ctx = initialState(parseRoute());
+/** Everything the views read; it changes only in change() (state.js), called by the actions below. */
+const ctx = createStore(initialState(parseRoute()), {
+  render,
+  // What the state itself calls for, before it is drawn: on your turn the coach (if on) asks for its hint.
+  follow: (state) => { if (live && state.route.view === 'room') live.coachFollow(state, actions); },
+});
 
 // The view in the main area: made when the page changes, stopped (timers, listeners) when it goes.
 let active = { key: null, view: null };
@@ -31,15 +37,19 @@ function show(key, create) {
   if (active.key !== key) {
     active.view?.stop?.();
     els.main.querySelector('[data-testid=learn-offer]')?.remove(); // offered on the home page and join form only
+    // Another view takes the main area: if the keyboard was in it, it goes to the next thing to do there.
+    if (els.main.contains(document.activeElement)) refocus = true;
     active = { key, view: create() };
   }
   return active.view;
 }
+let refocus = false; // the view that had the keyboard went: give it to the next one's first thing to do
 
 // The views are loaded with import(): the server preloads the ones a page shows first (app/api/pages.py),
 // the others follow once the page has loaded (history and replay only when opened).
 const VIEWS = {
   home: './views/home.js',
+  join: './views/join.js',
   lobby: './views/lobby.js',
   table: './views/table.js',
   scores: './views/scores.js',
@@ -57,14 +67,17 @@ const lazyModules = new Map(); // path -> {module, wanted}
 const importAgain = (path) => new Promise((resolve) => setTimeout(resolve, 1000))
   .then(() => import(`${import.meta.resolve(path)}${import.meta.resolve(path).includes('?') ? '&' : '?'}again=1`));
 
+/** ``import(path)``, asked again once under a second address if its download fails. */
+const importOnce = (path) => import(path).catch(() => importAgain(path));
+
 function load(path) {
   let entry = lazyModules.get(path);
   if (!entry) {
     entry = { module: null, wanted: false };
     lazyModules.set(path, entry);
-    import(path).catch(() => importAgain(path)).then((module) => {
+    importOnce(path).then((module) => {
       entry.module = module;
-      if (entry.wanted) render();
+      if (entry.wanted) change();
     }, () => {
       lazyModules.delete(path);
       if (entry.wanted) toast(t('err_network'));
@@ -83,20 +96,46 @@ function view(name) {
 /** Load the views of a table in the background, without drawing anything when they come. */
 function prefetchViews() {
   for (const name of ['home', 'lobby', 'table', 'scores', 'chat', 'motion']) load(VIEWS[name]);
+  if (ctx.route.view === 'room') loadLive().catch(() => {});
+}
+
+// What a connected room uses (the socket, and what its messages need: turn notices, the pause between rounds,
+// card names, the coach, the saved face): not needed by a room link's join form, so loaded when the page
+// connects (or in the background once it has loaded). ``live`` holds their exports once they are here.
+let live = null;
+let liveLoading = null;
+function loadLive() {
+  liveLoading ??= Promise.all(['./socket.js', './notify.js', './pause.js', './cards.js', './views/coach.js', './avatars.js',
+    './views/hand.js'].map(importOnce))
+    .then(([socket, notify, pause, cards, coach, avatars, hand]) => {
+      live = {
+        RoomSocket: socket.RoomSocket,
+        noticeTurn: notify.noticeTurn, resetTurnNotice: notify.resetTurnNotice, toggleNotify: notify.toggleNotify,
+        notePause: pause.notePause, pauseLeft: pause.pauseLeft, pausing: pause.pausing,
+        cardShort: cards.cardShort,
+        coachRefused: coach.coachRefused, coachTake: coach.coachTake, coachFollow: coach.coachFollow,
+        setCoach: coach.setCoach, orderedHand: hand.orderedHand,
+        sendSavedAvatar: avatars.sendSavedAvatar,
+      };
+      return live;
+    }, (err) => {
+      liveLoading = null; // asked again the next time
+      throw err;
+    });
+  return liveLoading;
+}
+
+/** A view drawn with dom.js's h() (the pages without live updates): drawn again only when ``key(ctx)``
+ * changes (a render for anything else, such as a module arriving, must not wipe a name being typed). */
+function drawnOnChange(key, draw) {
+  return () => {
+    let drawn;
+    return { render: (c) => { const now = key(c); if (drawn !== now) { drawn = now; draw(c); } } };
+  };
 }
 
 function showLoading(text = t('loading')) {
-  show('loading', drawOnly(() => null));
-  mount(els.main, h('p.loading', { role: 'status' }, text));
-}
-
-/** A view that only draws (no timers or listeners of its own). */
-const drawOnly = (draw) => () => ({ render: () => draw() });
-/** The join form: drawn again only when the room's info does (a render for anything else, such as a module
- * arriving, must not wipe a name being typed). */
-function joinView(lobby) {
-  let drawn = null;
-  return { render: (c) => { if (drawn !== c.joinInfo) { drawn = c.joinInfo; lobby.renderJoin(els.main, c, actions); } } };
+  show(`loading:${text}`, drawnOnChange(() => text, () => mount(els.main, h('p.loading', { role: 'status' }, text)))).render(ctx);
 }
 
 /** A path segment as typed (a malformed escape stays as it is). */
@@ -179,9 +218,10 @@ const actions = {
       return;
     }
     const message = { type: 'action', id, version: ctx.version, action: move };
-    ctx.pending = { id, message };
-    ctx.goOut = false;
-    render();
+    change((s) => {
+      s.pending = { id, message };
+      s.goOut = false;
+    });
     // No ack yet: say it again with the same id (the server never applies one id twice).
     setTimeout(() => { if (ctx.pending?.id === id) ctx.socket?.send(message); }, 8000);
   },
@@ -189,45 +229,78 @@ const actions = {
     ctx.socket?.send(message);
   },
   leave() { // the seat goes to a bot; the welcome that follows says we watch
-    ctx.leaving = true;
+    change((s) => { s.leaving = true; });
     ctx.socket?.send({ type: 'leave' });
   },
   askSeat(seat) {
-    ctx.asking = seat;
-    render();
-    if (seat !== null) els.main.querySelector('[data-testid=ask-name]')?.focus();
+    change((s) => { s.asking = seat; })
+      .then(() => { if (seat !== null) els.main.querySelector('[data-testid=ask-name]')?.focus(); });
   },
   requestSeat(seat, name) {
-    ctx.asking = null;
+    change((s) => { s.asking = null; });
     ctx.socket?.send({ type: 'request_seat', seat, name });
-    render();
   },
   askHint() {
     ctx.socket?.send({ type: 'hint' });
   },
   setGoOut(on) {
-    ctx.goOut = on;
-    render();
-    if (on) els.main.querySelector('.hand .card.go-out-card')?.focus();
+    change((s) => { s.goOut = on; })
+      .then(() => { if (on) els.main.querySelector('.hand .card.go-out-card')?.focus(); });
   },
   showScores() {
-    ctx.overlay = { kind: 'scores' };
-    renderOverlayNow();
+    change((s) => { s.overlay = { kind: 'scores' }; });
   },
   /** "I have read the results": the server ends the pause once everyone present has said so. */
   continueRound() {
-    if (!pausing(ctx) || ctx.pause.sent || ctx.seat === null) return;
-    ctx.pause.sent = true;
+    if (!live?.pausing(ctx) || ctx.pause.sent || ctx.seat === null) return;
+    change((s) => { s.pause.sent = true; });
     ctx.socket?.send({ type: 'continue' });
-    renderOverlayNow();
   },
   closeOverlay() {
     if (ctx.overlay?.kind === 'round') actions.continueRound(); // closing the results means: read
-    ctx.overlay = null;
-    // The keyboard goes back where it was; if that is gone (a new round was dealt), to the next thing to do.
-    if (!view('scores')?.renderOverlay(els.overlay, ctx, actions)) focusSomewhereUseful();
+    change((s) => { s.overlay = null; });
   },
-  rerender: () => render(),
+  /** Pick ``card`` to be confirmed ("confirm discards"); the button that plays it takes the keyboard. */
+  select(card) {
+    change((s) => { s.selected = card; })
+      .then(() => els.main.querySelector('[data-testid=confirm-discard]')?.focus());
+  },
+  setConfirmDiscards(on) {
+    setConfirmDiscards(on);
+    change((s) => { s.selected = null; });
+  },
+  setGrouping(on) {
+    setGrouping(on);
+    change();
+  },
+  /** Your own order of the hand; ``card``: the element that moved by the keyboard (it keeps the keyboard). */
+  reorder(order, card = null) {
+    change((s) => { s.handOrder = order; }).then(() => { if (card?.isConnected) card.focus(); });
+  },
+  setFeedOpen(open) {
+    change((s) => { s.feedOpen = open; });
+  },
+  setChatOpen(open) {
+    change((s) => {
+      s.chatOpen = open;
+      s.chatSeen = s.chat.length;
+    });
+  },
+  setHostBoxOpen(open) {
+    change((s) => { s.hostBoxOpen = open; });
+  },
+  setBotLevel(level) {
+    change((s) => { s.botLevel = level; });
+  },
+  setRulesOpen(open) {
+    change((s) => { s.rulesOpen = open; });
+  },
+  /** The coach switched on or off here (a choice of this browser): it asks at once if it is our turn. */
+  setCoach(on) {
+    live.setCoach(on);
+    change();
+  },
+  rerender: () => change(),
   navigate: (path) => navigate(path),
   toast,
   shareUrl,
@@ -235,122 +308,149 @@ const actions = {
 
 // ---- the room socket ----------------------------------------------------------------------------------------
 
+let connecting = 0; // the latest connect() waiting for loadLive(): an earlier one, or another page's, gives way
+
 function connect(token) {
   ctx.socket?.close();
-  ctx.joinInfo = null;
-  ctx.conn = 'connecting';
+  const attempt = ++connecting;
+  change((s) => {
+    s.socket = null;
+    s.joinInfo = null;
+    s.conn = 'connecting';
+  });
+  if (!live) {
+    load(VIEWS.lobby); // what the welcome will show, meanwhile
+    load(VIEWS.table);
+    const route = ctx.route;
+    const current = () => attempt === connecting && ctx.route === route;
+    loadLive().then(() => { if (current()) connect(token); }, () => {
+      if (current()) change((s) => { s.error = t('err_network'); });
+    });
+    return;
+  }
+  const { RoomSocket, resetTurnNotice, noticeTurn, notePause, pausing, sendSavedAvatar, orderedHand } = live;
+  const { cardShort, coachRefused, coachTake } = live;
   resetTurnNotice();
-  ctx.socket = new RoomSocket(ctx.route.code, token, {
+  const socket = new RoomSocket(ctx.route.code, token, {
     onStatus(status) {
       if (status === ctx.conn) return;
-      ctx.conn = status;
-      render(); // offline freezes the table; back online unfreezes it
+      change((s) => { s.conn = status; }); // offline freezes the table; back online unfreezes it
     },
     onWelcome(msg) {
-      if (msg.seat !== null && ctx.requestedSeat !== null && ctx.seat === null) toast(t('request_granted'));
-      ctx.justLeft = msg.seat === null && ctx.leaving; // said with the host's change the next state brings
-      if (ctx.justLeft) toast(t('you_left'));
-      ctx.leaving = false;
-      ctx.seat = msg.seat;
-      ctx.isHost = !!msg.you_are_host;
-      ctx.requestedSeat = msg.seat === null ? msg.requested_seat ?? ctx.requestedSeat : null;
-      if (msg.seat !== null) ctx.asking = null;
-      if (msg.chat) { // the table's recent chat (a reload or a reconnect would otherwise show an empty log)
-        ctx.chat = msg.chat.map(({ seat, name, text }) => ({ seat, name, text }));
-        view('chat')?.renderChatLog(els.chat, ctx);
-      }
-      if (msg.moves) { // this round's moves so far: what happened while this page was away
-        ctx.roundFeed = msg.moves.slice(-300);
-        ctx.feed = msg.moves.slice(-2);
-        ctx.feedKey = 'welcome'; // they are of the round the next state shows
-      }
+      change((s) => {
+        if (msg.seat !== null && s.requestedSeat !== null && s.seat === null) toast(t('request_granted'));
+        s.justLeft = msg.seat === null && s.leaving; // said with the host's change the next state brings
+        if (s.justLeft) toast(t('you_left'));
+        s.leaving = false;
+        s.seat = msg.seat;
+        s.isHost = !!msg.you_are_host;
+        s.requestedSeat = msg.seat === null ? msg.requested_seat ?? s.requestedSeat : null;
+        if (msg.seat !== null) s.asking = null;
+        if (msg.chat) { // the table's recent chat (a reload or a reconnect would otherwise show an empty log)
+          s.chat = msg.chat.map(({ seat, name, text }) => ({ seat, name, text, id: ++s.chatLines }));
+          s.chatSeen = 0;
+        }
+        if (msg.moves) { // this round's moves so far: what happened while this page was away
+          s.roundFeed = msg.moves.slice(-300);
+          s.feed = msg.moves.slice(-2);
+          s.feedKey = 'welcome'; // they are of the round the next state shows
+        }
+      });
       if (ctx.pending) ctx.socket.send(ctx.pending.message); // same id: never applied twice
       // A restarted server forgot who pressed Continue: say it again.
       if (pausing(ctx) && ctx.pause.sent && ctx.seat !== null) ctx.socket.send({ type: 'continue' });
     },
     onState(msg) {
       const moves = (msg.events ?? []).filter((e) => FEED_KINDS.has(e.kind));
-      // Another game or round than the moves held (back after a round ended unseen): they are not its moves.
-      const feedKey = msg.game ? `${msg.room.game_id}:${msg.game.round}` : null;
-      if (ctx.feedKey !== feedKey && ctx.feedKey !== 'welcome') {
-        ctx.roundFeed = [];
-        ctx.feed = [];
-      }
-      ctx.feedKey = feedKey;
-      for (const event of msg.events ?? []) { // this round's moves (those seen since the page opened)
-        if (event.kind === 'round_start') { // a new deal: the last round's moves are not this one's
-          ctx.roundFeed = [];
-          ctx.feed = [];
-        } else if (FEED_KINDS.has(event.kind)) {
-          ctx.roundFeed = [...ctx.roundFeed, event].slice(-300);
-          ctx.feed = [...ctx.feed, event].slice(-2);
+      change((s) => {
+        // Another game or round than the moves held (back after a round ended unseen): they are not its moves.
+        const feedKey = msg.game ? `${msg.room.game_id}:${msg.game.round}` : null;
+        if (s.feedKey !== feedKey && s.feedKey !== 'welcome') {
+          s.roundFeed = [];
+          s.feed = [];
         }
-      }
-      if (!msg.game) ctx.feed = [];
-      if (!msg.game) ctx.roundFeed = [];
-      ctx.version = msg.version;
-      ctx.hint = null; // a hint is for the hand it was asked about
-      ctx.selected = null; // so is a card picked to be confirmed
-      noticeHost(msg.room);
-      // Only the host ending it takes a game being played back to the lobby.
-      if (ctx.room?.status === 'playing' && msg.room.status === 'lobby') {
-        toast(ctx.isHost ? t('game_ended_you') : t('game_ended', { name: nameOf(msg.room.seats, msg.room.host_seat) }));
-        ctx.overlay = null;
-      }
-      ctx.room = msg.room;
-      ctx.game = msg.game;
-      noticeRequestGone();
-      noticeRoundEnd();
+        s.feedKey = feedKey;
+        for (const event of msg.events ?? []) { // this round's moves (those seen since the page opened)
+          if (event.kind === 'round_start') { // a new deal: the last round's moves are not this one's
+            s.roundFeed = [];
+            s.feed = [];
+          } else if (FEED_KINDS.has(event.kind)) {
+            s.roundFeed = [...s.roundFeed, event].slice(-300);
+            s.feed = [...s.feed, event].slice(-2);
+          }
+        }
+        if (!msg.game) s.feed = [];
+        if (!msg.game) s.roundFeed = [];
+        s.version = msg.version;
+        s.hint = null; // a hint is for the hand it was asked about
+        s.selected = null; // so is a card picked to be confirmed
+        noticeHost(msg.room);
+        // Only the host ending it takes a game being played back to the lobby.
+        if (s.room?.status === 'playing' && msg.room.status === 'lobby') {
+          toast(s.isHost ? t('game_ended_you') : t('game_ended', { name: nameOf(msg.room.seats, msg.room.host_seat) }));
+          s.overlay = null;
+        }
+        s.room = msg.room;
+        s.game = msg.game;
+        // Your order of the hand: the cards you still hold keep their places, new ones go at the end.
+        if (msg.game?.hand) s.handOrder = orderedHand(s.handOrder, msg.game.hand);
+        noticeRequestGone();
+        noticeRoundEnd();
+        notice(s.pause, notePause(s.pause, s.room, s.game));
+      });
       noticeTurn(!!msg.game && ctx.seat !== null && msg.game.turn === ctx.seat && msg.game.phase === 'draw', ctx.route.code);
       sendSavedAvatar(ctx, (message) => ctx.socket?.send(message));
-      notice(ctx.pause, notePause(ctx.pause, ctx.room, ctx.game));
       // The server played this turn's end for us (the turn timer ran out, or we were away): say so.
       if ((msg.events ?? []).some((e) => e.auto && e.seat === ctx.seat && e.kind !== 'draw')) toast(t('time_up'));
-      render();
-      if (msg.game && !ctx.overlay) view('motion')?.animateMoves(els.main, moves, ctx.seat, msg.game.wild_rank);
+      change().then(() => {
+        if (msg.game && !ctx.overlay) view('motion')?.animateMoves(els.main, moves, ctx.seat, msg.game.wild_rank);
+      });
     },
     onPresence(msg) {
-      noticeHost(msg.room);
-      ctx.room = msg.room;
-      notice(ctx.pause, notePause(ctx.pause, ctx.room, ctx.game));
-      noticeRequestGone();
-      render();
+      change((s) => {
+        noticeHost(msg.room);
+        s.room = msg.room;
+        notice(s.pause, notePause(s.pause, s.room, s.game));
+        noticeRequestGone();
+      });
     },
     onSeatRequested(msg) {
       if (msg.token) saveToken(ctx.route.code, msg.token);
-      if (ctx.seat === null) ctx.requestedSeat = msg.seat;
-      render();
+      change((s) => { if (s.seat === null) s.requestedSeat = msg.seat; });
     },
     onAck(msg) {
-      if (ctx.pending && ctx.pending.id === msg.id) ctx.pending = null;
+      if (ctx.pending && ctx.pending.id === msg.id) change((s) => { s.pending = null; });
     },
     onError(msg) {
       if (msg.code === 'bad_token') {
         // Our seat is gone (removed, or another database): forget it and offer to join again.
         ctx.socket.close();
-        ctx.socket = null;
+        change((s) => { s.socket = null; });
         forgetToken(ctx.route.code);
         showJoin();
         return;
       }
       if (msg.code === 'room_not_found') {
-        ctx.error = t('err_not_found');
         ctx.socket.close();
-        render();
+        change((s) => { s.error = t('err_not_found'); });
         return;
       }
-      if (coachRefused(ctx, msg)) { render(); return; } // the turn moved on while the coach asked
-      if (ctx.pending && (!msg.id || msg.id === ctx.pending.id)) ctx.pending = null;
+      let quiet = false;
+      change((s) => {
+        quiet = coachRefused(s, msg); // the turn moved on while the coach asked
+        if (!quiet && s.pending && (!msg.id || msg.id === s.pending.id)) s.pending = null;
+      });
+      if (quiet) return;
       toast(errorText(msg));
       if (msg.id) ctx.socket.resync(); // show the true table after a refused move
-      render();
     },
     onHint(msg) {
-      if (coachTake(ctx, msg)) { render(); return; } // the coach's own question: it shows the answer itself
-      ctx.hint = { card: msg.card, goOut: msg.go_out };
-      toast(msg.go_out ? t('hint_go_out', { card: cardShort(msg.card) })
-        : t('hint_discard', { card: cardShort(msg.card), n: msg.penalty }));
-      render();
+      change((s) => {
+        if (coachTake(s, msg)) return; // the coach's own question: it shows the answer itself
+        s.hint = { card: msg.card, goOut: msg.go_out };
+        toast(msg.go_out ? t('hint_go_out', { card: cardShort(msg.card) })
+          : t('hint_discard', { card: cardShort(msg.card), n: msg.penalty }));
+      });
     },
     onReaction(msg) {
       view('chat')?.showReaction(msg.seat, msg.emoji);
@@ -359,14 +459,13 @@ function connect(token) {
     },
     onChat: addChatLine,
     onClosed() {
-      ctx.error = t('err_not_found');
-      render();
+      change((s) => { s.error = t('err_not_found'); });
     },
   });
-  render();
+  change((s) => { s.socket = socket; });
 }
 
-/** Our request for a bot's seat is no longer on the table (declined, or the game ended): say so. */
+/** Our request for a bot's seat is no longer on the table (declined, or the game ended): say so (in change()). */
 function noticeRequestGone() {
   if (ctx.requestedSeat === null || ctx.seat !== null) return;
   const seat = ctx.room?.seats.find((s) => s.seat === ctx.requestedSeat);
@@ -375,16 +474,18 @@ function noticeRequestGone() {
   toast(t('request_gone'));
 }
 
-function addChatLine(line) {
-  ctx.chat.push(line);
-  if (ctx.chat.length > 60) ctx.chat.shift();
-  view('chat')?.renderChatLog(els.chat, ctx);
+function addChatLine({ seat, name, text }) {
+  change((s) => {
+    s.chat = [...s.chat, { seat, name, text, id: ++s.chatLines }].slice(-60);
+    if (view('chat')?.chatOpen(s)) s.chatSeen = s.chat.length; // read as it comes
+  });
 }
 
 /** A person's name at the table (the host is always a person, so no bot name to translate). */
 const nameOf = (seats, seat) => seats.find((s) => s.seat === seat)?.name ?? null;
 
-/** The host is whoever the room says (the role moves: handed over, or the host was gone); say when it moves. */
+/** The host is whoever the room says (the role moves: handed over, or the host was gone); say when it moves.
+ * (These notice…() helpers run inside change(): they are the state's transitions on a message.) */
 function noticeHost(room) {
   const before = ctx.room ? nameOf(ctx.room.seats, ctx.room.host_seat) : null;
   ctx.isHost = ctx.seat !== null && room.host_seat === ctx.seat;
@@ -407,16 +508,19 @@ function endPause() {
   if (ctx.game && ctx.seat !== null && ctx.game.turn === ctx.seat) toast(t('your_turn_now', { n: ctx.game.round }));
 }
 
-/** Count the pause down in the dialog; end it here when its time is up (the server sends nothing then). */
+let pauseShown = null; // the pause's seconds left as last drawn
+
+/** Count the pause down in the dialog (drawn again as a second passes); end it here when its time is up (the
+ * server sends nothing then). */
 function pauseTick() {
-  if (!pausing(ctx)) return;
-  const left = pauseLeft(ctx.pause);
+  if (!live?.pausing(ctx)) return;
+  const left = live.pauseLeft(ctx.pause);
   if (left <= 0) {
-    endPause();
-    render();
+    change(endPause);
     return;
   }
-  for (const el of document.querySelectorAll('[data-pause-left]')) el.textContent = t('break_next_in', { n: left });
+  if (left !== pauseShown) change();
+  pauseShown = left;
 }
 
 /** Open the reveal of a round that has just ended (not the ones finished before we arrived). */
@@ -440,24 +544,32 @@ function noticeRoundEnd() {
 
 async function showJoin() {
   ctx.socket?.close();
-  ctx.socket = null;
+  change((s) => { s.socket = null; });
+  let info = null;
+  let error = null;
   try {
-    ctx.joinInfo = await api.getRoom(ctx.route.code);
+    info = await api.getRoom(ctx.route.code);
   } catch (err) {
-    ctx.error = err.status === 404 ? t('err_not_found') : errorText(err);
+    error = err.status === 404 ? t('err_not_found') : errorText(err);
   }
-  render();
+  change((s) => {
+    s.joinInfo = info;
+    if (error) s.error = error;
+  });
 }
 
 // ---- rendering -----------------------------------------------------------------------------------------------
 
+let topDrawn = null; // what the top bar shows: drawn again only when that changes (its buttons keep the keyboard)
+
 function renderTop() {
   const inRoom = !!ctx.route.code;
+  const conn = inRoom && ctx.conn && ctx.conn !== 'online' ? ctx.conn : null;
+  const shown = JSON.stringify([lang(), inRoom && ctx.route.code, conn, notifyOn()]);
+  if (shown === topDrawn) return;
+  topDrawn = shown;
   const other = lang() === 'en' ? 'fa' : 'en';
   els.top.classList.toggle('in-room', inRoom);
-  const conn = inRoom && ctx.conn && ctx.conn !== 'online'
-    ? h('span.conn', { class: ctx.conn, role: 'status', 'data-testid': 'conn' }, t(`conn_${ctx.conn}`))
-    : null;
   mount(
     els.top,
     // The name holds the printed mark too (label in name, WCAG 2.5.3): on a phone in a room only the mark shows.
@@ -465,17 +577,24 @@ function renderTop() {
       h('span.brand-mark', { 'aria-hidden': 'true' }, '3|13'), ' ', h('span.brand-text', {}, t('app_title'))),
     inRoom ? h('span.room-code', { dir: 'ltr' }, ctx.route.code) : null,
     h('span.spacer'),
-    conn,
+    conn ? h('span.conn', { class: conn, role: 'status', 'data-testid': 'conn' }, t(`conn_${conn}`)) : null,
     inRoom ? h('button.bell', {
       type: 'button', 'data-testid': 'notify', 'aria-pressed': notifyOn() ? 'true' : 'false',
       'aria-label': t('notify_label'), title: t('notify_label'),
-      onclick: async () => { await toggleNotify(); renderTop(); },
+      onclick: async () => {
+        // At a table notify.js is here (loadLive): asked at once, within the click (a browser asks for the
+        // permission only then).
+        const { toggleNotify } = live ?? await importOnce('./notify.js');
+        await toggleNotify();
+        // The bell is drawn again, pressed or not: the keyboard stays on it.
+        change().then(() => els.top.querySelector('[data-testid=notify]')?.focus());
+      },
     }, notifyOn() ? '🔔' : '🔕') : null,
     h('button.bell.learn-open', {
       type: 'button', 'data-testid': 'learn-open', 'aria-label': t('learn_open'), title: t('learn_open'),
       onclick: () => openLearn(),
     }, '?'),
-    settingsButton(render),
+    settingsButton(() => change()),
     h('button.lang', {
       // Named by its visible text (the other language's name); what it does is its description.
       type: 'button', 'data-testid': 'lang', lang: other, title: t('lang_other_label'),
@@ -486,9 +605,7 @@ function renderTop() {
 
 /** "How to play": the walkthrough in a dialog (the coach may be switched on its last page). */
 function openLearn() {
-  import(VIEWS.learn).then((module) => module.openWalkthrough({
-    onClose: () => { coachFollow(ctx, actions); render(); },
-  }), () => toast(t('err_network')));
+  import(VIEWS.learn).then((module) => module.openWalkthrough({ onClose: () => change() }), () => toast(t('err_network')));
 }
 
 /** On a first visit, the offer of the walkthrough: above the home page, below a room link's join form. */
@@ -500,18 +617,27 @@ function offerLearn(below) {
   if (banner) els.main[below ? 'append' : 'prepend'](banner);
 }
 
-function renderOverlayNow() {
-  view('scores')?.renderOverlay(els.overlay, ctx, actions);
+/** A page drawn with h() that shows ``children`` (drawn again only when the language changes). */
+const panelView = (key, ...children) => show(key, drawnOnChange(() => lang(), () => mount(els.main, h(...children)))).render(ctx);
+
+/** Draw the state: called by state.js once per batch of changes (never directly). */
+function render() {
+  const before = document.activeElement;
+  const hadKeyboard = (els.main.contains(before) && before !== els.main) || els.overlay.contains(before);
+  renderTop();
+  drawMain();
+  // The keyboard was in the main area (or a dialog) and its element is gone (the view changed; the button
+  // pressed is no longer offered; the card thrown; the dialog closed and what it came from is gone): to the
+  // next thing to do there, never the page.
+  if (refocus || (hadKeyboard && !before.isConnected)) keepKeyboardNear(before);
+  refocus = false;
 }
 
-function render() {
-  const focusKey = document.activeElement?.dataset?.key;
-  const focusInMain = els.main.contains(document.activeElement);
-  renderTop();
+function drawMain() {
   const myTurn = ctx.game && ctx.seat !== null && ctx.game.turn === ctx.seat && ctx.game.phase !== 'game_over';
   document.title = (myTurn ? '● ' : '') + (ctx.route.code ? `${ctx.route.code} – ` : '') + t('app_title');
+  if (ctx.route.view !== 'room') els.chat.hidden = true;
   if (ctx.route.view === 'home') {
-    els.chat.hidden = true;
     mount(els.overlay);
     const home = view('home');
     if (!home) showLoading();
@@ -520,29 +646,25 @@ function render() {
     return;
   }
   if (ctx.route.view === 'not_found') {
-    els.chat.hidden = true;
-    show('not_found', drawOnly(() => null));
-    mount(els.main, h('section.panel.narrow', { 'data-testid': 'not-found' },
+    panelView('not_found', 'section.panel.narrow', { 'data-testid': 'not-found' },
       h('p', {}, t('page_not_found')),
-      h('button.primary', { type: 'button', onclick: () => actions.goHome() }, t('home_link'))));
+      h('button.primary', { type: 'button', onclick: () => actions.goHome() }, t('home_link')));
     return;
   }
   if (ctx.route.view === 'standings') {
-    els.chat.hidden = true;
     mount(els.overlay);
     const module = view('standings');
     if (!module) showLoading();
-    else show('standings', drawOnly(() => module.renderStandings(els.main, ctx, actions))).render(ctx);
+    else show('standings', () => ({})) && module.renderStandings(els.main, ctx, actions); // it keeps what it shows
     return;
   }
   if (ctx.route.view === 'history' || ctx.route.view === 'replay') {
-    els.chat.hidden = true;
     mount(els.overlay);
     const module = view(ctx.route.view);
     if (!module) {
       showLoading();
     } else if (ctx.route.view === 'history') {
-      show('history', drawOnly(() => module.renderHistory(els.main, ctx, actions))).render(ctx);
+      show('history', () => ({})) && module.renderHistory(els.main, ctx, actions); // it keeps what it shows
     } else {
       show('replay', () => module.createReplayView(els.main, actions)).render(ctx);
     }
@@ -550,18 +672,17 @@ function render() {
   }
   if (ctx.error) {
     els.chat.hidden = true;
-    show('error', drawOnly(() => null));
-    mount(els.main, h('section.panel.narrow', {},
+    panelView(`error:${ctx.error}`, 'section.panel.narrow', {},
       h('p.error', { role: 'alert' }, ctx.error),
-      h('button.primary', { type: 'button', onclick: () => actions.goHome() }, t('home_link'))));
+      h('button.primary', { type: 'button', onclick: () => actions.goHome() }, t('home_link')));
     return;
   }
   if (ctx.joinInfo) {
     els.chat.hidden = true;
-    const lobby = view('lobby');
-    if (!lobby) showLoading();
-    else show('join', () => joinView(lobby)).render(ctx);
-    if (lobby) offerLearn(true);
+    const join = view('join');
+    if (!join) showLoading();
+    else show('join', drawnOnChange((c) => c.joinInfo, (c) => join.renderJoin(els.main, c, actions))).render(ctx);
+    if (join) offerLearn(true);
     return;
   }
   const inLobby = ctx.room && (ctx.room.status === 'lobby' || !ctx.game);
@@ -570,26 +691,21 @@ function render() {
     showLoading(t('conn_connecting'));
     return;
   }
-  if (inLobby) show('lobby', drawOnly(() => main.renderLobby(els.main, ctx, actions))).render(ctx);
+  if (inLobby) show('lobby', () => main.createLobbyView(els.main, actions)).render(ctx);
   else show('table', () => main.createTableView(els.main, actions)).render(ctx);
   view('chat')?.renderChatPanel(els.chat, ctx, actions);
-  renderOverlayNow();
-  // Keep the keyboard where it was; after a draw, move it to the card just drawn.
-  const drawn = (focusKey === 'stock' || focusKey === 'discard') && els.main.querySelector('.hand .card.drawn');
-  if (drawn) drawn.focus();
-  else if (focusKey) els.main.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
-  // The card thrown was the hand's last: the keyboard goes to the card now at the end, not to the page.
-  if (focusKey?.startsWith('card-') && document.activeElement === document.body) {
-    [...els.main.querySelectorAll('.hand .card')].pop()?.focus();
-  }
-  // What had the keyboard went with the redraw (Start, a button that is no longer offered): never the page.
-  if (focusInMain) focusSomewhereUseful();
+  view('scores')?.renderOverlay(els.overlay, ctx, actions);
 }
 
-/** Put the keyboard on the stock if it is ours to draw, else the hand, else the score button. */
-function focusSomewhereUseful() {
+/** The keyboard's element ``lost`` went with an update: a card thrown gives it to the card now in its place
+ * (or the hand's last), anything else to the stock if it is ours to draw, else the hand, else the scores. */
+function keepKeyboardNear(lost) {
   if (document.activeElement && document.activeElement !== document.body) return;
-  const target = els.main.querySelector('[data-key=stock].ready') ?? els.main.querySelector('.hand .card')
+  if (els.overlay.querySelector('dialog')) return; // the dialog has it
+  const cards = [...els.main.querySelectorAll('.hand .card')];
+  const index = lost?.matches?.('.card[data-index]') ? Number(lost.dataset.index) : NaN; // a card of the hand
+  const target = (Number.isInteger(index) && cards.length ? cards[Math.min(index, cards.length - 1)] : null)
+    ?? els.main.querySelector('[data-key=stock].ready') ?? cards[0]
     ?? els.main.querySelector('[data-testid=scores]');
   target?.focus({ preventScroll: true });
 }
@@ -613,11 +729,17 @@ function closeBanner() {
 function watchForNewGame(code, known) {
   if (away.watch?.code === code) return; // history -> replay of the same table: the same watch goes on
   away.watch?.stop();
-  away.watch = new NewGameWatch(code, known, () => {
-    closeBanner();
-    away.banner = newGameBanner(code, navigate, closeBanner);
-    document.body.append(away.banner);
-  });
+  // new-game.js is loaded here (these pages preload it): a stand-in until it comes, stopped if left before.
+  const watch = { code, inner: null, stopped: false, stop() { this.stopped = true; this.inner?.stop(); } };
+  away.watch = watch;
+  importOnce('./new-game.js').then(({ NewGameWatch, newGameBanner }) => {
+    if (watch.stopped) return;
+    watch.inner = new NewGameWatch(code, known, () => {
+      closeBanner();
+      away.banner = newGameBanner(code, navigate, closeBanner);
+      document.body.append(away.banner);
+    });
+  }, () => {});
 }
 
 function stopWatching() {
@@ -626,18 +748,24 @@ function stopWatching() {
   closeBanner();
 }
 
+// What the tab keeps from one page to the next (the rest of the state starts afresh with each page).
+const TAB_LIFE = ['handOrder', 'hostBoxOpen', 'botLevel', 'rulesOpen'];
+
 function start() {
   ctx.socket?.close();
   const left = ctx.route?.view === 'room' && ctx.room ? { code: ctx.route.code, gameId: ctx.room.game_id } : null;
-  Object.assign(ctx, initialState(parseRoute()));
-  const { view, code } = ctx.route;
-  if (code && (view === 'history' || view === 'replay') && (left?.code === code || savedToken(code) || away.watch?.code === code)) {
+  change((s) => {
+    const kept = Object.fromEntries(TAB_LIFE.map((name) => [name, s[name]]));
+    Object.assign(s, initialState(parseRoute()), kept);
+  });
+  const { view: page, code } = ctx.route;
+  if (code && (page === 'history' || page === 'replay') && (left?.code === code || savedToken(code) || away.watch?.code === code)) {
     watchForNewGame(code, left?.code === code ? left.gameId : undefined);
   } else {
     stopWatching();
   }
   dropView();
-  mount(els.chat);
+  view('chat')?.clearChat(els.chat);
   if (ctx.route.view === 'room') {
     const token = savedToken(ctx.route.code);
     if (token) connect(token);
@@ -645,15 +773,14 @@ function start() {
     else showJoin();
     watchNext = null;
   }
-  render();
 }
 
 applyDocument();
 applyLooks();
 onLangChange(() => {
-  dropView();
-  mount(els.chat);
-  render();
+  dropView(); // the pages drawn with h() are drawn afresh in the new language (lit-html's just update)
+  topDrawn = null;
+  change();
 });
 window.addEventListener('popstate', start);
 window.addEventListener('load', () => setTimeout(prefetchViews, 0), { once: true });

@@ -2,46 +2,53 @@
 // every bot's seat shows ``bot_avatar``), drawn here; the picker for your own seat in the lobby; and the saved
 // pick, sent for your seat at every table you sit at (a seat that changes hands starts with none).
 import { config } from './config.js';
-import { h } from './dom.js';
+import { html, nothing } from './html.js';
 import { t } from './i18n.js';
 import { savedAvatar, saveAvatar } from './storage.js';
-import { botIcon, displayName } from './views/widgets.js';
+import { AVATAR_GLYPHS, displayName } from './views/faces.js';
+import './i18n-looks.js';
 
-/** Each id's glyph (an emoji: every phone and desktop draws them in colour). */
-export const AVATAR_GLYPHS = {
-  fox: '🦊', cat: '🐱', owl: '🦉', bear: '🐻', panda: '🐼', frog: '🐸', lion: '🦁', tiger: '🐯',
-  koala: '🐨', penguin: '🐧', octopus: '🐙', unicorn: '🦄', rabbit: '🐰', monkey: '🐵', whale: '🐳', bee: '🐝',
-};
+export { AVATAR_GLYPHS, avatarEl } from './views/faces.js';
 
-/**
- * The small face of ``seat`` ({seat, name, bot, avatar}): its person's pick, the robot for a bot, or the first
- * letter of the name until they pick one. Beside the name it stands for, so hidden from screen readers.
- */
-export function avatarEl(seat) {
+// faces.js's avatarEl, botIcon and nameLabel as templates, for the views drawn with lit-html (faces.js stays
+// free of it: a room link's join form draws a face and does not wait for lit-html).
+const BOT_ICON = html`<svg class="bot-icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true"><rect x="2.5" y="4.5"
+  width="11" height="9" rx="2.5" fill="currentColor"></rect><circle cx="6" cy="9" r="1.4" fill="#0f5a43"></circle><circle
+  cx="10" cy="9" r="1.4" fill="#0f5a43"></circle><rect x="7.3" y="1" width="1.4" height="3.5" fill="currentColor"></rect></svg>`;
+
+/** The small face of ``seat`` (as faces.js's avatarEl draws it). */
+export function avatarTemplate(seat) {
   const id = seat?.avatar ?? null;
-  const attrs = { 'aria-hidden': 'true', 'data-avatar': id ?? '', 'data-testid': `avatar-${seat?.seat}` };
-  if (seat?.bot || id === config.bot_avatar) return h('span.avatar.robot', attrs, botIcon());
-  if (id && AVATAR_GLYPHS[id]) return h('span.avatar', attrs, AVATAR_GLYPHS[id]);
+  const face = (kind, content) => html`<span class=${kind} aria-hidden="true" data-avatar=${id ?? ''}
+    data-testid=${`avatar-${seat?.seat}`}>${content}</span>`;
+  if (seat?.bot || id === config.bot_avatar) return face('avatar robot', BOT_ICON);
+  if (id && AVATAR_GLYPHS[id]) return face('avatar', AVATAR_GLYPHS[id]);
   const letter = [...(seat?.name ? displayName(seat) : '?').trim()][0] ?? '?';
-  return h('span.avatar.initial', attrs, letter.toUpperCase());
+  return face('avatar initial', letter.toUpperCase());
 }
 
-/** The lobby's row of faces for your own seat (null when you hold none, or it is a bot's). */
+/** A seat's name chip (as faces.js's nameLabel draws it): always text; a program's seat is tagged as one. */
+export function nameTemplate(seat) {
+  return html`<span class="name" dir="auto">${displayName(seat)}${seat.program
+    ? html`<span class="program-tag" title=${t('program_title')} data-testid="program-tag">${t('program')}</span>` : nothing}</span>`;
+}
+
+/** The robot icon beside a button's words. */
+export const botIconTemplate = () => BOT_ICON;
+
+/** The lobby's row of faces for your own seat (nothing when you hold none, or it is a bot's). */
 export function avatarPicker(ctx, actions) {
   const mine = ctx.room?.seats.find((s) => s.seat === ctx.seat);
-  if (!mine || mine.bot) return null;
-  return h('fieldset.avatar-picker', { 'data-testid': 'avatar-picker' },
-    h('legend', {}, t('avatar_legend')),
-    h('div.avatar-choices', { role: 'group', 'aria-label': t('avatar_legend') },
-      config.avatars.map((id) => h('button.avatar-choice', {
-        type: 'button', 'data-testid': `avatar-pick-${id}`, 'data-key': `avatar-${id}`,
-        'aria-pressed': mine.avatar === id ? 'true' : 'false', 'aria-label': t(`avatar_${id}`), title: t(`avatar_${id}`),
-        onclick: () => {
-          saveAvatar(id);
-          if (mine.avatar !== id) actions.send({ type: 'avatar', avatar: id });
-        },
-      }, h('span', { 'aria-hidden': 'true' }, AVATAR_GLYPHS[id])))),
-    h('p.hint', {}, t('avatar_hint')));
+  if (!mine || mine.bot) return nothing;
+  const pick = (id) => {
+    saveAvatar(id);
+    if (mine.avatar !== id) actions.send({ type: 'avatar', avatar: id });
+  };
+  return html`<fieldset class="avatar-picker" data-testid="avatar-picker"><legend>${t('avatar_legend')}</legend><div
+    class="avatar-choices" role="group" aria-label=${t('avatar_legend')}>${config.avatars.map((id) => html`<button type="button"
+    class="avatar-choice" data-testid=${`avatar-pick-${id}`} data-key=${`avatar-${id}`} aria-pressed=${mine.avatar === id ? 'true' : 'false'}
+    aria-label=${t(`avatar_${id}`)} title=${t(`avatar_${id}`)} @click=${() => pick(id)}><span aria-hidden="true">${AVATAR_GLYPHS[id]
+    }</span></button>`)}</div><p class="hint">${t('avatar_hint')}</p></fieldset>`;
 }
 
 const asked = new Set(); // (table, seat, version) the saved face was sent for: once per version of the table

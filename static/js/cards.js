@@ -1,9 +1,10 @@
-// Playing cards in the page: parsing the wire text ('10H', 'JK'), accessible labels, and card elements.
+// Playing cards in the page: parsing the wire text ('10H', 'JK'), accessible labels, and card elements (the
+// live table draws them as lit-html templates: card-template.js, so that the home page needs no lit-html).
 import { h } from './dom.js';
 import { cardLabelWords, num, t } from './i18n.js';
 
 export const SUIT_SYMBOLS = { S: '♠', H: '♥', D: '♦', C: '♣' };
-const RED = new Set(['H', 'D']);
+export const RED = new Set(['H', 'D']);
 
 /** '10H' -> {rank: '10', suit: 'H'}; 'JK' -> {rank: 'JK', suit: null, joker: true}. */
 export function parseCard(text) {

@@ -1,10 +1,11 @@
-// The strings of "How to play" (the walkthrough and its offer) and of the coach, both languages; i18n.js adds
-// them to its dictionaries. The Persian follows the words of the rules the game was given (ترکیب، وحشی، بیرون
-// رفتن، مجموعه) and those the table already shows (ست، ردیف، دسته، زمین، دست for a round).
+// The strings of "How to play" (the walkthrough and its offer) and of the coach, both languages; added to
+// i18n.js's dictionaries when a view that shows them loads (learn.js, coach.js). The Persian follows the words
+// of the rules the game was given (ترکیب، وحشی، بیرون رفتن، مجموعه) and those the table already shows (ست،
+// ردیف، دسته، زمین، دست for a round).
+import { addStrings } from './i18n.js';
 
 export const LEARN_STRINGS = {
   en: {
-    learn_open: 'How to play',
     learn_new_here: 'New here? Learn the game in six short pages.',
     learn_dismiss: 'Not now',
     learn_title: 'How to play',
@@ -66,7 +67,6 @@ export const LEARN_STRINGS = {
     coach_done: 'You finished your first game: the coach is off now. You can turn it on again at the table.',
   },
   fa: {
-    learn_open: 'روش بازی',
     learn_new_here: 'تازه آمده‌اید؟ بازی را در شش صفحه‌ی کوتاه یاد بگیرید.',
     learn_dismiss: 'حالا نه',
     learn_title: 'روش بازی',
@@ -128,3 +128,4 @@ export const LEARN_STRINGS = {
     coach_done: 'بازی اولتان تمام شد: مربی حالا خاموش است. می‌توانید سر میز دوباره روشنش کنید.',
   },
 };
+addStrings(LEARN_STRINGS);

@@ -1,9 +1,9 @@
 // The strings of your way of seeing the cards (the settings dialog) and of the seat avatars, both languages;
-// i18n.js adds them to its dictionaries.
+// added to i18n.js's dictionaries when the dialog opens or avatars.js loads.
+import { addStrings } from './i18n.js';
 
 export const LOOKS_STRINGS = {
   en: {
-    settings: 'Settings',
     settings_intro: 'How this browser shows the game. Kept on this device; nobody else sees it.',
     setting_large_cards: 'Larger cards',
     setting_large_cards_hint: 'Bigger cards in your hand and on the table.',
@@ -31,7 +31,6 @@ export const LOOKS_STRINGS = {
     avatar_bee: 'Bee',
   },
   fa: {
-    settings: 'تنظیمات',
     settings_intro: 'این مرورگر بازی را چگونه نشان دهد. روی همین دستگاه می‌ماند و کس دیگری آن را نمی‌بیند.',
     setting_large_cards: 'کارت‌های بزرگ‌تر',
     setting_large_cards_hint: 'کارت‌های بزرگ‌تر در دست شما و روی میز.',
@@ -59,3 +58,4 @@ export const LOOKS_STRINGS = {
     avatar_bee: 'زنبور',
   },
 };
+addStrings(LOOKS_STRINGS);

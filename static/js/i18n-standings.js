@@ -1,5 +1,6 @@
 // The standings' strings (the pages, their links elsewhere, the lobby's practice switch), both languages;
-// i18n.js adds them to its dictionaries.
+// added to i18n.js's dictionaries when a view that shows them loads.
+import { addStrings } from './i18n.js';
 
 export const STANDINGS_STRINGS = {
   en: {
@@ -48,7 +49,6 @@ export const STANDINGS_STRINGS = {
     practice_label: 'Practice: not counted in standings',
     practice_tag: 'practice',
     practice_named: '{name} plays for practice (not counted)',
-    err_player_not_found: 'No finished game counts for that name yet.',
   },
   fa: {
     standings: 'رده‌بندی',
@@ -96,6 +96,6 @@ export const STANDINGS_STRINGS = {
     practice_label: 'تمرینی: در رده‌بندی شمرده نمی‌شود',
     practice_tag: 'تمرینی',
     practice_named: '{name} تمرینی بازی می‌کند (شمرده نمی‌شود)',
-    err_player_not_found: 'هنوز هیچ بازی تمام‌شده‌ای برای این نام شمرده نشده است.',
   },
 };
+addStrings(STANDINGS_STRINGS);

@@ -1,8 +1,8 @@
-// Every string the client shows, one dictionary per language, and the switch between them (LTR/RTL).
+// Every string the client shows, one dictionary per language, and the switch between them (LTR/RTL). The strings
+// of the walkthrough and coach (i18n-learn.js), the settings and faces (i18n-looks.js) and the standings
+// (i18n-standings.js) are in files of their own, added here by the views that show them when they load: a room
+// link's join form downloads none of them.
 import { savedLang, saveLang } from './storage.js';
-import { STANDINGS_STRINGS } from './i18n-standings.js';
-import { LEARN_STRINGS } from './i18n-learn.js';
-import { LOOKS_STRINGS } from './i18n-looks.js';
 
 const en = {
   app_title: 'Three Thirteen',
@@ -336,6 +336,9 @@ const en = {
   rp_discard: '{name} threw {card}',
   rp_go_out: '{name} went out, throwing {card}',
   rp_keys: 'Keys: ← → step; Page Up / Page Down round; Space play or pause',
+  learn_open: 'How to play',
+  settings: 'Settings',
+  err_player_not_found: 'No finished game counts for that name yet.',
 };
 
 const fa = {
@@ -670,6 +673,9 @@ const fa = {
   rp_discard: '{name} کارت {card} را انداخت',
   rp_go_out: '{name} با انداختن {card} بیرون رفت',
   rp_keys: 'کلیدها: ← → گام؛ Page Up / Page Down دست؛ فاصله پخش یا مکث',
+  learn_open: 'روش بازی',
+  settings: 'تنظیمات',
+  err_player_not_found: 'هنوز هیچ بازی تمام‌شده‌ای برای این نام شمرده نشده است.',
 };
 
 // Card words for accessible labels; ranks and suit symbols on the cards themselves stay as printed.
@@ -689,9 +695,10 @@ const cardWords = {
 };
 
 export const DICTIONARIES = { en, fa };
-for (const [code, strings] of Object.entries(STANDINGS_STRINGS)) Object.assign(DICTIONARIES[code], strings);
-for (const [code, strings] of Object.entries(LEARN_STRINGS)) Object.assign(DICTIONARIES[code], strings);
-for (const [code, strings] of Object.entries(LOOKS_STRINGS)) Object.assign(DICTIONARIES[code], strings);
+/** Add a file's strings ({en: {...}, fa: {...}}) to the dictionaries: i18n-learn.js and the others call it. */
+export function addStrings(dictionaries) {
+  for (const [code, strings] of Object.entries(dictionaries)) Object.assign(DICTIONARIES[code], strings);
+}
 export const LANGS = ['en', 'fa'];
 const listeners = new Set();
 let current = readStored();

@@ -1,6 +1,10 @@
 // The room's WebSocket: hello with the seat token, versioned states, acknowledged actions, reconnect with backoff.
 
 const BACKOFF_MS = [300, 1000, 2000, 4000, 8000];
+// After the server said it is restarting: try every 0.5-1 s (it is back within seconds, and every page of
+// every table then comes back at once, spread over that half second) rather than backing off; 40 tries.
+const RESTART_RETRY_MS = 500;
+const RESTART_TRIES = 40;
 const PING_EVERY_MS = 10000;
 const SILENCE_LIMIT_MS = 25000; // no frame for this long: the connection is dead even if the browser says open
 
@@ -43,7 +47,8 @@ export class RoomSocket {
     this.ws = ws;
     ws.onopen = () => {
       this.lastSeen = Date.now();
-      const hello = { type: 'hello' };
+      // acks: 'in_state': the state our own move made carries its id as `ack` (no separate ack message).
+      const hello = { type: 'hello', acks: 'in_state' };
       if (this.token) hello.token = this.token;
       if (this.version !== null) hello.last_version = this.version;
       ws.send(JSON.stringify(hello));
@@ -67,9 +72,12 @@ export class RoomSocket {
         this.handlers.onClosed?.(event.code, event.reason);
         return;
       }
-      const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+      const restarting = this.restarting && this.attempt < RESTART_TRIES;
+      const delay = restarting
+        ? RESTART_RETRY_MS + Math.random() * RESTART_RETRY_MS
+        : BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)] + Math.random() * 200;
       this.attempt += 1;
-      this.timer = setTimeout(() => this.connect(), delay + Math.random() * 200);
+      this.timer = setTimeout(() => this.connect(), delay);
     };
     ws.onerror = () => { /* onclose follows */ };
   }
@@ -78,10 +86,13 @@ export class RoomSocket {
     switch (msg.type) {
       case 'welcome':
         this.attempt = 0;
+        this.restarting = false;
         this.handlers.onStatus?.('online');
         this.handlers.onWelcome?.(msg);
         break;
       case 'state':
+        // The ack of our move, inside the state it made: answered just as an ack message would be, first.
+        if (typeof msg.ack === 'string') this.handlers.onAck?.({ type: 'ack', id: msg.ack, version: msg.version });
         // States are whole snapshots: an older one is ignored, a newer one (even after a gap) replaces ours.
         if (this.version !== null && typeof msg.version === 'number' && msg.version < this.version) return;
         this.version = msg.version;
@@ -93,7 +104,7 @@ export class RoomSocket {
         this.handlers.onPresence?.(msg);
         if (this.version === null || msg.version > this.version) this.resync(); // we missed a state: ask for it
         break;
-      case 'ack':
+      case 'ack': // a retried move already made (or a server that sends acks on their own)
         this.handlers.onAck?.(msg);
         break;
       case 'error':
@@ -113,6 +124,8 @@ export class RoomSocket {
         this.handlers.onHint?.(msg);
         break;
       case 'restarting':
+        this.restarting = true;
+        this.attempt = 0;
         this.handlers.onStatus?.('reconnecting');
         break;
       default:

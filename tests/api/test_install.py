@@ -73,7 +73,10 @@ async def test_the_worker_script_is_javascript_never_cached_and_names_this_build
     assert "/" in shell
     assert f"/static/js/app.js?v={versions['js/app.js']}" in shell
     assert f"/static/css/app.css?v={versions['css/app.css']}" in shell
-    assert not [url for url in shell if "vendor" in url or "api-docs" in url]  # the API page's: not kept
+    # The API page's files are not kept (Swagger UI, static/vendor).
+    assert not [url for url in shell if url.startswith("/static/vendor/") or "api-docs" in url]
+    # The client's own vendored modules (lit-html) are kept like every other client file.
+    assert f"/static/js/vendor/lit-html/lit-html.js?v={versions['js/vendor/lit-html/lit-html.js']}" in shell
     # Every file the home page names (import map, preloads, stylesheet) is one the worker keeps.
     home = await get(server, "/")
     named = set(re.findall(r"/static/(?:js|css)/[\w./-]+\?v=[0-9a-f]+", home.text))

@@ -26,6 +26,7 @@ DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
 GOOD = [
     {"type": "hello"},
     {"type": "hello", "token": "t", "last_version": 3},
+    {"type": "hello", "token": "t", "acks": "in_state"},
     {"type": "action", "id": "a1", "version": 4, "action": {"type": "draw", "source": "stock"}},
     {"type": "action", "id": "a2", "action": {"type": "discard", "card": "10H"}},
     {"type": "action", "id": "a3", "action": {"type": "go_out", "card": "JK"}},
@@ -99,6 +100,18 @@ def test_one_mapping_from_exceptions_to_wire_errors() -> None:
         "code": "bad_token",
         "message": "no",
     }
+
+
+def test_hello_says_how_acks_come_and_a_bad_value_is_refused_clearly() -> None:
+    assert parse_client_message('{"type": "hello"}').acks == "frame"  # type: ignore[union-attr]
+    assert parse_client_message('{"type": "hello", "acks": "frame"}').acks == "frame"  # type: ignore[union-attr]
+    said = parse_client_message('{"type": "hello", "token": "t", "acks": "in_state"}')
+    assert said.acks == "in_state"  # type: ignore[union-attr]
+    for bad in ('"inline"', '"IN_STATE"', "true", "null", '["in_state"]'):
+        with pytest.raises(Refusal) as info:
+            parse_client_message('{"type": "hello", "token": "t", "acks": ' + bad + "}")
+        assert info.value.code == "bad_message"
+        assert info.value.message == "bad hello message: acks: Input should be 'frame' or 'in_state'", bad
 
 
 def test_strict_types() -> None:

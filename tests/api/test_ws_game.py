@@ -108,6 +108,45 @@ async def test_whole_game_three_players_and_a_spectator(server: str, store: Stor
         await client.close()
 
 
+async def test_a_client_that_takes_acks_in_the_state_gets_one_frame_fewer_per_move(
+    server: str, store: Store
+) -> None:
+    """Hello ``"acks": "in_state"``: the mover's own state carries its ack, committed first, and no ack
+    message comes; a bad value is refused clearly, and the socket may say hello again."""
+    code, tokens = await seat_three(server)
+    clients = [await Client.connect(server, code) for _ in tokens]
+    await clients[0].send({"type": "hello", "token": tokens[0], "acks": "in-state"})
+    assert (await clients[0].next("error")) == {
+        "type": "error",
+        "code": "bad_message",
+        "message": "bad hello message: acks: Input should be 'frame' or 'in_state'",
+    }
+    for client, token in zip(clients, tokens, strict=True):
+        await client.send({"type": "hello", "token": token, "acks": "in_state"})
+        await client.next("welcome")
+        await client.next("state")
+    await clients[0].send({"type": "start"})
+    started = await clients[0].until(lambda m: m["type"] == "state" and m["room"]["status"] == "playing")
+    game_id = started["room"]["game_id"]
+    for _ in range(6):
+        version, state = await stored_game(store, game_id)
+        for client in clients:
+            await client.wait_version(version)
+        mover, frames = clients[state.turn], len(clients[state.turn].raw)
+        action_id = f"in-state-{version}"
+        await mover.send({"type": "action", "id": action_id, "version": version, "action": pick_move(state)})
+        answer = await mover.until(lambda m, a=action_id: m.get("ack") == a or m.get("id") == a)  # type: ignore[misc]
+        assert answer["type"] == "state" and answer["version"] == version + 1, answer
+        assert (await stored_game(store, game_id))[0] == version + 1  # acknowledged only after the commit
+        kinds = [json.loads(raw)["type"] for raw in mover.raw[frames:]]
+        assert [k for k in kinds if k != "presence"] == ["state"], kinds  # presence news may come too
+    for client in clients:
+        assert "ack" not in [m["type"] for m in client.received]
+        acked = [m["ack"] for m in client.received if m["type"] == "state" and "ack" in m]
+        assert acked and all(a.startswith("in-state-") for a in acked)
+    await asyncio.gather(*(client.close() for client in clients))
+
+
 async def test_reconnect_mid_turn_gets_the_seat_and_full_state_back(server: str, store: Store) -> None:
     code, tokens, clients, game_id = await start_three(server)
     version, state = await stored_game(store, game_id)

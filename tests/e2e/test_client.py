@@ -285,6 +285,9 @@ FOURTEEN = {
 RENDER_TABLE = """async ({lang, grouped, game}) => {
   const i18n = await import('/static/js/i18n.js');
   i18n.setLang(lang);
+  // The home page's walkthrough offer, drawn when its module comes (it loads the coach's and the cards' code
+  // first), would land in the made-up table.
+  localStorage.setItem('tt.learn', 'offered');
   localStorage.setItem('tt.group', grouped ? 'on' : 'off');
   const { createTableView } = await import('/static/js/views/table.js');
   const names = ['Sara', 'Omid', 'Nima', 'Bot 4'];
@@ -298,7 +301,11 @@ RENDER_TABLE = """async ({lang, grouped, game}) => {
   const ctx = { seat: 0, isHost: true, room, game: view, pending: null, goOut: false, version: 1,
     conn: 'online' };
   const noop = () => {};
-  const actions = { play: noop, showScores: noop, setGoOut: noop };
+  const storage = await import('/static/js/storage.js');
+  // As app.js's actions change the state (store.js), then draw it again.
+  const actions = { play: noop, showScores: noop, setGoOut: noop,
+    setGrouping(on) { storage.setGrouping(on); actions.rerender(); },
+    reorder(order, card) { ctx.handOrder = order; actions.rerender(); card?.focus(); } };
   const table = createTableView(document.getElementById('main'), actions);
   actions.rerender = () => table.render(ctx);
   actions.rerender();

@@ -5,6 +5,7 @@ group's label."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -139,19 +140,21 @@ def test_a_lifted_hint_card_stays_below_its_groups_label(new_page: Any, server: 
         screenshot(page, f"hint-lifted-{lang}.png")
 
 
+def pass_through(ws: Any) -> Any:
+    """A routed page socket joined to the real server, every message passed both ways; returns it."""
+    upstream = ws.connect_to_server()
+    ws.on_message(upstream.send)
+    upstream.on_message(ws.send)
+    return ws
+
+
 def test_a_close_the_server_never_sends_is_only_a_drop(new_page: Any, server: str) -> None:
     """Only 4404 (no such room) ends the client's attempts; any other close, e.g. 4403 (which the server
     never sends), is a dropped connection: it reconnects and plays on."""
     page = new_page(390, 844)
     sockets: list[Any] = []
 
-    def route(ws: Any) -> None:
-        upstream = ws.connect_to_server()
-        ws.on_message(upstream.send)
-        upstream.on_message(ws.send)
-        sockets.append(ws)
-
-    page.route_web_socket(re.compile(r"/ws/"), route)
+    page.route_web_socket(re.compile(r"/ws/"), lambda ws: sockets.append(pass_through(ws)))
     start_against_a_bot(page, server)
     assert len(sockets) == 1
     sockets[0].close(code=4403, reason="forbidden")
@@ -160,6 +163,39 @@ def test_a_close_the_server_never_sends_is_only_a_drop(new_page: Any, server: st
     assert page.locator("[data-testid=table]").is_visible()
     page.locator("[data-testid=conn]").wait_for(state="detached")
     assert "No table with that code" not in page.inner_text("#main")
+
+
+def test_after_a_restart_announcement_the_page_tries_again_every_second_not_backing_off(
+    new_page: Any, server: str
+) -> None:
+    """A restarting server says so (`restarting`) and is back within seconds, with every page of every
+    table coming back at once: the page then tries every 0.5-1 s instead of backing off (300 ms, 1 s, 2 s,
+    4 s, 8 s: five refused tries would have cost it 15 s), and plays on once the server answers."""
+    page = new_page(390, 844)
+    opened: list[float] = []
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        opened.append(time.monotonic())
+        if 1 < len(opened) <= 6:  # the new process is not up yet: five tries are turned away
+            ws.close(code=1011, reason="not yet")
+            return
+        sockets.append(pass_through(ws))
+
+    page.route_web_socket(re.compile(r"/ws/"), route)
+    start_against_a_bot(page, server)
+    assert len(opened) == 1
+    sockets[0].send('{"type":"restarting"}')
+    sockets[0].close(code=1012, reason="restarting")
+    announced = time.monotonic()
+    page.wait_for_function("() => !document.querySelector('[data-testid=conn]')", timeout=12_000)
+    assert len(opened) == 7, opened
+    assert opened[-1] - announced < 7.5, (
+        f"the page came back {opened[-1] - announced:.1f} s after the announcement"
+    )
+    gaps = [b - a for a, b in zip(opened[1:], opened[2:], strict=False)]
+    assert all(0.45 <= gap <= 1.3 for gap in gaps), gaps  # every 0.5-1 s, no back-off
+    assert page.locator("[data-testid=table]").is_visible()
 
 
 @pytest.mark.parametrize("lang", ["en", "fa"])
@@ -187,7 +223,7 @@ def test_a_room_link_whose_room_info_never_answers_is_asked_again(
     screenshot(page, f"join-after-stuck-read-{lang}.png")
 
 
-@pytest.mark.parametrize("what", ["room info", "lobby view"])
+@pytest.mark.parametrize("what", ["room info", "join view"])
 def test_a_room_link_whose_first_download_fails_shows_the_join_form_anyway(
     new_page: Any, server: str, what: str
 ) -> None:
@@ -204,18 +240,80 @@ def test_a_room_link_whose_first_download_fails_shows_the_join_form_anyway(
         # the room info's first request; every download of the view under its own address (its preload and
         # the import that follows), so only the second address can bring it
         if (what == "room info" and not failed) or (
-            what == "lobby view" and "again=" not in route.request.url
+            what == "join view" and "again=" not in route.request.url
         ):
             failed.append(route.request.url)
             route.abort("connectionreset")
             return
         route.continue_()
 
-    pattern = f"**/api/rooms/{code}" if what == "room info" else "**/static/js/views/lobby.js?v=*"
+    pattern = f"**/api/rooms/{code}" if what == "room info" else "**/static/js/views/join.js?v=*"
     page.route(pattern, first_fails)
     page.goto(f"{server}/r/{code}")
     page.wait_for_selector("[data-testid=join-name]")
     assert failed, f"the first download of the {what} was dropped"
+
+
+@pytest.mark.parametrize("module", ["dom.js", "views/settings.js"])
+def test_a_room_link_whose_static_import_fails_to_download_loads_again(
+    new_page: Any, server: str, module: str
+) -> None:
+    """A file of app.js's static imports that does not come (the connection dropped, and again when the
+    module graph asks for it after its preload) fails the whole graph: the browser runs none of it, and the
+    page stayed blank. The page's boot script loads it once more, and the join form shows."""
+    import httpx
+
+    code = httpx.post(f"{server}/api/rooms", json={"name": "Sara"}).json()["code"]
+    page = new_page(390, 844)
+    downloads: list[str] = []
+    pages: list[str] = []
+    page.on("request", lambda r: pages.append(r.url) if r.resource_type == "document" else None)
+
+    def fails_on_the_first_load(route: Any) -> None:
+        # its preload and the module graph's own request (Chromium asks again after a failed preload): on the
+        # page's first load, each is dropped
+        downloads.append(route.request.url)
+        if len(pages) == 1:
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route(f"**/static/js/{module}?v=*", fails_on_the_first_load)
+    page.goto(f"{server}/r/{code}")
+    page.wait_for_selector("[data-testid=join-name]")
+    assert len(downloads) >= 2, downloads  # dropped, then the page's second load brought it
+    assert pages == [f"{server}/r/{code}"] * 2, pages
+    page.fill("[data-testid=join-name]", "Omid")
+    page.click("[data-testid=join-seat]")
+    page.wait_for_selector("[data-testid=lobby]")
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_a_page_whose_client_never_downloads_says_so_in_both_languages(
+    new_page: Any, server: str, lang: str
+) -> None:
+    """If the client's files do not come on the second load either, the page says so (in both languages: the
+    dictionaries are among what did not come) and offers to try again; it is loaded again only once."""
+    import httpx
+
+    code = httpx.post(f"{server}/api/rooms", json={"name": "Sara"}).json()["code"]
+    page = new_page(390, 844, lang=lang)
+    pages: list[str] = []
+    page.on("request", lambda r: pages.append(r.url) if r.resource_type == "document" else None)
+    page.route("**/static/js/i18n.js?v=*", lambda route: route.abort("connectionreset"))
+    page.goto(f"{server}/r/{code}")
+    failed = page.locator("[data-testid=load-failed]")
+    failed.wait_for()
+    assert failed.get_attribute("role") == "alert"
+    assert "The page did not load" in failed.inner_text()
+    assert "صفحه بارگیری نشد" in failed.locator("p[lang=fa][dir=rtl]").inner_text()
+    page.wait_for_timeout(1500)  # no third load
+    assert pages == [f"{server}/r/{code}"] * 2, pages
+    screenshot(page, f"load-failed-{lang}.png")
+    # The files come again: the link in the message opens the page, which starts.
+    page.unroute("**/static/js/i18n.js?v=*")
+    page.click("[data-testid=load-failed] a")
+    page.wait_for_selector("[data-testid=join-name]")
 
 
 def test_a_name_typed_on_the_join_form_survives_a_module_arriving_late(new_page: Any, server: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -19,7 +20,7 @@ from tests.api.test_history import quick_move
 from tests.api.wsclient import Client, create_room
 
 from .conftest import open_lobby, screenshot
-from .test_table import SocketTap
+from .test_table import FrameLog
 
 pytestmark = pytest.mark.e2e
 
@@ -163,7 +164,7 @@ def test_the_coach_points_at_a_pile_then_a_card_and_plays_only_when_asked(
     new_page: Any, server: str, lang: str, size: tuple[int, int]
 ) -> None:
     page = new_page(*size, lang=lang)
-    tap = SocketTap(page)
+    tap = FrameLog(page)
     open_lobby(page, server, bot=True)  # hints stay off: the coach works for a seat played for practice
     page.click("[data-testid=learn-open]")  # the coach is offered with the walkthrough (its last page)
     for _ in range(PAGES - 1):
@@ -210,9 +211,19 @@ def test_the_coach_points_at_a_pile_then_a_card_and_plays_only_when_asked(
         left[choice] = min_penalty(rest, game["wild_rank"], options)
     assert thrown is not None and left[thrown] == min(left.values())
     screenshot(page, f"coach-discard-{lang}-{size[0]}.png")
+    moves_before = len([m for m in tap.sent if m["type"] == "action"])
     page.click("[data-testid=coach-do]")
     page.wait_for_selector("[data-testid=table][data-my-turn='0'], [data-testid=table][data-phase='draw']")
-    assert thrown not in tap.last_state["game"]["hand"]  # the card it pointed at was thrown
+    # The card it pointed at was thrown, and the server took the move: the state that answers it (whose hand
+    # may be the next round's deal, which can hold the same card, when the move ended the round).
+    deadline = time.monotonic() + 10
+    while (answer := answer_to_first_move_after(tap, moves_before)) is None and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    move = [m for m in tap.sent if m["type"] == "action"][moves_before]
+    assert move["action"]["type"] in ("discard", "go_out") and move["action"]["card"] == thrown, move
+    assert answer is not None, "the coach's move was never answered"
+    if answer["game"]["round"] == game["round"]:
+        assert thrown not in answer["game"]["hand"]
 
     # Switched off at the table: no more pointing (the round may have ended: its results are closed first).
     page.keyboard.press("Escape")
@@ -220,6 +231,14 @@ def test_the_coach_points_at_a_pile_then_a_card_and_plays_only_when_asked(
     page.uncheck("[data-testid=coach-toggle]")
     assert page.locator(".coach-target").count() == 0
     assert page.locator("[data-testid=coach-line]").count() == 0
+
+
+def answer_to_first_move_after(tap: FrameLog, moves_before: int) -> dict[str, Any] | None:
+    """The server's state that acknowledged the page's first move after its first ``moves_before``."""
+    moves = [m for m in tap.sent if m["type"] == "action"][moves_before:]
+    if not moves:
+        return None
+    return next((m for m in tap.received if m["type"] == "state" and m.get("ack") == moves[0]["id"]), None)
 
 
 async def play_to_the_end(server: str, code: str, token: str) -> None:

@@ -51,6 +51,49 @@ class SocketTap:
         self.page_side.send(json.dumps(message))
 
 
+class FrameLog(SocketTap):
+    """A tap that also keeps every message each way (``sent``: the page's, ``received``: the server's)."""
+
+    def __init__(self, page: Any) -> None:
+        super().__init__(page)
+        self.sent: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+
+    def _route(self, ws: Any) -> None:
+        server = ws.connect_to_server()
+        self.page_side = ws
+
+        def to_server(message: str | bytes) -> None:
+            self.sent.append(json.loads(message))
+            server.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(self._from_server)
+
+    def _from_server(self, message: str | bytes) -> None:
+        self.received.append(json.loads(message))
+        super()._from_server(message)
+
+
+def test_the_page_takes_the_acks_of_its_moves_inside_the_states(new_page: Any, server: str) -> None:
+    """The page's hello asks for ``"acks": "in_state"``; each move is answered by the state it made (its
+    ``ack`` clears the pending move at once, as an ack message did), and no ack message comes."""
+    page = new_page(1024, 760)
+    tap = FrameLog(page)
+    start_against_a_bot(page, server)
+    hellos = [m for m in tap.sent if m["type"] == "hello"]
+    assert hellos and all(m.get("acks") == "in_state" for m in hellos), hellos
+    for expected in ("draw", "discard"):
+        page.wait_for_selector("[data-testid=table][data-my-turn='1']")
+        assert table_attr(page, "phase") == expected
+        take_turn(page)
+        assert table_attr(page, "pending") == "0"  # the state that showed the move answered it
+    actions = [m["id"] for m in tap.sent if m["type"] == "action"]
+    acked = [m["ack"] for m in tap.received if m["type"] == "state" and "ack" in m]
+    assert len(actions) == 2 and acked == actions, (actions, acked)
+    assert [m for m in tap.received if m["type"] == "ack"] == []
+
+
 def test_a_presence_message_updates_the_seats_and_keeps_the_game(new_page: Any, server: str) -> None:
     page = new_page(1024, 760)
     tap = SocketTap(page)
@@ -88,6 +131,9 @@ def test_a_presence_message_updates_the_seats_and_keeps_the_game(new_page: Any, 
 RENDER = """async ({lang, game, players, timer}) => {
   const i18n = await import('/static/js/i18n.js');
   i18n.setLang(lang);
+  // The home page's walkthrough offer, drawn when its module comes (it loads the coach's and the cards' code
+  // first), would land in the made-up table.
+  localStorage.setItem('tt.learn', 'offered');
   const { createTableView } = await import('/static/js/views/table.js');
   const n = players ?? 2;
   const names = ['Sara', 'Omid', 'Nima', 'Lale', 'Arash', 'Mina', 'Dara', 'Kian'];
@@ -108,8 +154,19 @@ RENDER = """async ({lang, game, players, timer}) => {
   const ctx = { route: { code: 'TEST' }, seat: 0, isHost: true, room, game: view, pending: null, goOut: false,
     version: 1, feed: [], conn: 'online' };
   window.__plays = [];
+  const storage = await import('/static/js/storage.js');
+  const coach = await import('/static/js/views/coach.js');
+  // As app.js's actions change the state (store.js), then draw it again.
+  const change = (fn) => { fn(); actions.rerender(); };
   const actions = { play: (move) => window.__plays.push(move), showScores() {}, send() {}, toast() {},
-    setGoOut(on) { ctx.goOut = on; actions.rerender(); } };
+    setGoOut(on) { change(() => { ctx.goOut = on; }); },
+    setGrouping(on) { change(() => storage.setGrouping(on)); },
+    setConfirmDiscards(on) { change(() => { storage.setConfirmDiscards(on); ctx.selected = null; }); },
+    select(card) { change(() => { ctx.selected = card; }); },
+    reorder(order, card) { change(() => { ctx.handOrder = order; }); card?.focus(); },
+    setFeedOpen(open) { change(() => { ctx.feedOpen = open; }); },
+    setHostBoxOpen(open) { change(() => { ctx.hostBoxOpen = open; }); },
+    setCoach(on) { change(() => coach.setCoach(on)); } };
   const table = createTableView(document.getElementById('main'), actions);
   actions.rerender = () => table.render(ctx);
   window.__ctx = ctx;
@@ -665,7 +722,7 @@ def test_a_room_link_loads_only_what_its_join_form_needs_first(new_page: Any, se
     preloads = page.locator("link[rel=modulepreload]").evaluate_all("els => els.map(e => e.href)")
     later = ("views/table.js", "views/hand.js", "views/scores.js", "views/chat.js", "views/home.js")
     assert not [href for href in preloads if any(name in href for name in later)], preloads
-    assert any("views/lobby.js" in href for href in preloads)
+    assert any("views/join.js" in href for href in preloads)
     # ...and they do come once the page has loaded, so a game starts without waiting for them.
     assert any(r.startswith("/static/js/views/table.js?v=") for r in requests), requests
 

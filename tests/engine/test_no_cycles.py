@@ -38,12 +38,14 @@ def test_a_whole_game_with_views_and_bots_leaves_no_cyclic_garbage(collector_off
     assert gc.collect() == 0
 
 
-def test_tune_gc_freezes_start_up_objects_and_raises_the_thresholds() -> None:
+def test_tune_gc_freezes_start_up_objects_and_then_what_survives_each_young_run() -> None:
     code = (
-        "import gc; from app.runtime import tune_gc, GC_THRESHOLDS; "
+        "import gc; from app.runtime import tune_gc, YOUNG; "
         "assert gc.get_freeze_count() == 0; tune_gc(); "
-        "assert gc.get_threshold() == GC_THRESHOLDS, gc.get_threshold(); "
-        "assert gc.get_freeze_count() > 1000, gc.get_freeze_count(); print('ok')"
+        "assert gc.get_threshold()[0] == YOUNG, gc.get_threshold(); "
+        "frozen = gc.get_freeze_count(); assert frozen > 1000, frozen; "
+        "kept = [[i] for i in range(3 * YOUNG)]; "
+        "assert gc.get_freeze_count() >= frozen + 2 * YOUNG, gc.get_freeze_count(); print('ok')"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr

@@ -47,11 +47,16 @@ async def test_the_example_bot_plays_a_whole_game_and_resumes_after_a_drop(tmp_p
     proc = await asyncio.to_thread(start_server_process, url, port, log, **env)
     invalid: list[str] = []
     in_round = asyncio.Event()
+    answers = {"in_state": 0, "ack": 0}  # its moves' acks: inside states, or as ack messages
 
     class WatchedBot(example.Bot):  # type: ignore[name-defined,misc]
         def on_message(self, message: dict[str, Any]) -> None:
             if not server_messages.is_valid(message):
                 invalid.append(f"{message['type']}: {next(server_messages.iter_errors(message))}")
+            if message["type"] == "state" and "ack" in message:
+                answers["in_state"] += 1
+            elif message["type"] == "ack":
+                answers["ack"] += 1
             game = message.get("game")
             if message["type"] == "state" and game and game["round"] >= KILL_IN_ROUND:
                 in_round.set()
@@ -78,6 +83,9 @@ async def test_the_example_bot_plays_a_whole_game_and_resumes_after_a_drop(tmp_p
         stop(proc)
 
     assert bot.reconnects >= 1, "the server was killed, yet the bot never reconnected"
+    # The bot asked for its acks inside the states: each of its moves was answered so, bar a move resent
+    # after the drop (an ack message, if it had been made before the server was killed).
+    assert answers["in_state"] >= 20 and answers["ack"] <= bot.reconnects, answers
     assert not invalid, "messages the schema does not describe:\n" + "\n".join(invalid[:5])
     game = final["game"]
     assert final["room"]["status"] == "finished" and game["phase"] == "game_over"

@@ -23,6 +23,12 @@ async def test_websocket_compression_follows_the_setting(sqlite_url: str, compre
             if compression:  # the client offered client_max_window_bits, as browsers do
                 assert "server_max_window_bits=12" in accepted, accepted
                 assert "client_max_window_bits=9" in accepted, accepted
+                # The server keeps no decompressor per socket: each message is inflated on its own.
+                assert "client_no_context_takeover" in accepted, accepted
+                await client.send({"type": "ping"})
+                await client.send({"type": "ping"})  # a second message, inflated with no context kept
+                assert (await client.next("pong"))["type"] == "pong"
+                assert (await client.next("pong"))["type"] == "pong"
         finally:
             await client.close()
 

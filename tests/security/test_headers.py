@@ -10,6 +10,8 @@ from html.parser import HTMLParser
 
 import httpx
 
+from app.api.pages import boot_script
+
 from .conftest import LiveServer
 
 EXPECTED = {
@@ -17,6 +19,12 @@ EXPECTED = {
     "x-frame-options": "DENY",
     "referrer-policy": "no-referrer",
 }
+# The client's scripts and stylesheet: never a document nor a worker, so only the headers that act on the file
+# itself (CSP, X-Frame-Options and COOP apply to documents and workers; /sw.js is a worker and keeps them).
+SUBRESOURCES = {"/static/js/app.js", "/static/css/app.css"}
+SUBRESOURCE_EXPECTED = {"x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
+DOCUMENT_ONLY = ("content-security-policy", "x-frame-options", "cross-origin-opener-policy")
+BOOT = boot_script()  # static/js/boot.js without its comments
 REQUESTS = [
     ("GET", "/", None),
     ("GET", "/r/ABCDE", None),
@@ -53,17 +61,24 @@ async def test_every_response_carries_the_security_headers(live: LiveServer) -> 
     async with httpx.AsyncClient(base_url=live.base) as http:
         for method, path, body in REQUESTS:
             response = await http.request(method, path, json=body)
+            if path in SUBRESOURCES:
+                for name, value in SUBRESOURCE_EXPECTED.items():
+                    assert response.headers.get(name) == value, (path, name)
+                extra = [name for name in DOCUMENT_ONLY if name in response.headers]
+                assert not extra, (path, extra)
+                continue
             for name, value in EXPECTED.items():
                 assert response.headers.get(name) == value, (method, path, response.status_code, name)
             csp = csp_directives(response.headers.get("content-security-policy", ""))
             assert csp.get("frame-ancestors") == ["'none'"], (path, csp)
             assert csp.get("default-src") == ["'self'"], (path, csp)
-            # No inline script and no other origin; the client's page also names its one import map by hash.
+            # No inline script and no other origin; the client's page also names its import map and its boot
+            # script by hash.
             script_src = csp.get("script-src", [])
             assert script_src[:1] == ["'self'"] and all(s.startswith("'sha256-") for s in script_src[1:]), (
                 path
             )
-            assert len(script_src) <= 2, (path, csp)
+            assert len(script_src) <= 3, (path, csp)
             assert csp.get("style-src") == ["'self'"], (path, csp)
             assert csp.get("object-src") == ["'none'"], (path, csp)
 
@@ -76,6 +91,7 @@ class Assets(HTMLParser):
         self.urls: list[str] = []
         self.inline: list[str] = []
         self.import_maps: list[str] = []  # inline, but data (module URLs), allowed by the page's CSP hash
+        self.boot: list[str] = []  # the one inline script allowed (by hash): static/js/boot.js
         self._in_script = False
         self._in_import_map = False
 
@@ -104,7 +120,9 @@ class Assets(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._in_import_map:
             self.import_maps.append(data)
-        if self._in_script and data.strip():
+        if self._in_script and BOOT and data == BOOT:
+            self.boot.append(data)
+        elif self._in_script and data.strip():
             self.inline.append(f"inline script: {data.strip()[:60]!r}")
 
 
@@ -124,9 +142,10 @@ async def test_pages_load_only_same_origin_assets_and_no_inline_code(live: LiveS
             policy = csp_directives(response.headers["content-security-policy"])
             allowed = {
                 f"'sha256-{base64.b64encode(hashlib.sha256(m.encode()).digest()).decode()}'"
-                for m in assets.import_maps
+                for m in [*assets.import_maps, *assets.boot]
             }
-            assert set(policy["script-src"][1:]) == allowed, (page, "only the page's own import map, by hash")
+            assert len(assets.boot) == (page == "/"), (page, "the client's page holds its boot script")
+            assert set(policy["script-src"][1:]) == allowed, (page, "its import map and boot, by hash")
             foreign = [url for url in assets.urls if not same_origin(url)]
             assert not foreign, f"{page} loads from another origin: {foreign}"
             for url in assets.urls:

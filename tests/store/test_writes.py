@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import typing
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -157,6 +158,59 @@ async def test_every_path_stores_a_move_as_the_orm_does(any_store: Store) -> Non
     # The two actions differ in their fields; their JSON text is laid out alike (one serializer: the
     # column type's own).
     assert (": " in inside_action) == (": " in end_action) and (", " in inside_action) == (", " in end_action)
+
+
+async def test_a_round_end_stores_its_snapshot_and_scores_or_nothing(any_store: Store) -> None:
+    """A move that ends a round (on PostgreSQL one statement) stores the log row, the room's and the game's
+    version, the game's snapshot and every seat's score row; the same move again (a stale version) stores
+    none of them."""
+    store = any_store
+    table = new_table(
+        code="ROND2345",
+        host="Sara",
+        token_hash="a" * 64,
+        bots=["easy", "hard"],
+        seat_count=3,
+        options={},
+        now=NOW,
+    )
+    await store.create_room(table, now=NOW)
+    table = await _commit(store, commands.start_game(table, seed=7, public_id="rond0007", at=NOW))
+    assert table.game is not None and table.game_id is not None
+    table = await _commit(
+        store, commands.play(table, seat=table.game.turn, action=Draw("stock"), at=NOW, client_id="d1")
+    )
+    assert table.game is not None
+    card = Discard(table.game.hands[table.game.turn][0])
+    ends = commands.play(table, seat=table.game.turn, action=card, at=NOW, client_id="e1")
+    scores = tuple(RoundScore(1, s.index, s.name, 10 * s.index, s.index == 2) for s in table.seats)
+    ending = replace(ends, write=replace(ends.write, round_scores=scores))
+    after = await _commit(store, ending)
+    query = (
+        "select version, status, finished_at, CAST(state AS TEXT) from games where id = :id",
+        "select round, seat, name, penalty, went_out from round_scores where game_id = :id order by seat",
+    )
+    async with store.engine.connect() as conn:
+        game = (await conn.execute(text(query[0]), {"id": table.game_id})).one()
+        rows = [tuple(r) for r in (await conn.execute(text(query[1]), {"id": table.game_id})).all()]
+    assert game[:3] == (after.version, "playing", None)
+    assert json.loads(game[3]) == ending.write.state.to_dict()
+    assert rows == [
+        (1, 0, "Sara", 0, False),
+        (1, 1, scores[1].name, 10, False),
+        (1, 2, scores[2].name, 20, True),
+    ]
+    loaded = await store.load_table(table.code)
+    assert loaded is not None and loaded.table.game == after.game and "e1" in loaded.acks
+
+    with pytest.raises(VersionConflict):  # the same move again: the room is no longer where it started
+        await store.commit(replace(ending, write=replace(ending.write, client_id="e2")))
+    async with store.engine.connect() as conn:
+        again = (await conn.execute(text(query[0]), {"id": table.game_id})).one()
+        count = (await conn.execute(text("select count(*) from round_scores"))).scalar_one()
+        logged = (await conn.execute(text("select count(*) from actions"))).scalar_one()
+    assert again == game and count == 3 and logged == 2
+    assert await store.version_of(table.code) == after.version
 
 
 def test_the_dialect_is_named_by_the_url() -> None:

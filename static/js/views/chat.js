@@ -1,6 +1,10 @@
 // A short table chat: lines are shown as plain text; the server limits length and rate. Quick reactions sit
 // above it, always in view (the chat folds away on a phone), and float up from the player's chip.
-import { h, mount } from '../dom.js';
+// Drawn with lit-html on every change: the field is never touched by a render (a line being typed stays, and
+// keeps the keyboard), the lines are kept by their id, and the log follows new lines only if it was at its
+// end (someone reading back up keeps their place).
+import { h } from '../dom.js';
+import { html, nothing, render, repeat } from '../html.js';
 import { num, t } from '../i18n.js';
 import { config } from '../config.js';
 
@@ -16,52 +20,51 @@ export function showReaction(seat, emoji) {
   setTimeout(() => bubble.remove(), 2500);
 }
 
-export function renderChatLog(panel, ctx) {
-  const log = panel.querySelector('.chat-log');
-  if (!log) return;
-  mount(log, ctx.chat.map((m) => h('li', {},
-    h('span.chat-name', { dir: 'auto' }, m.name), ' ',
-    h('span.chat-text', { dir: 'auto' }, m.text))));
-  log.scrollTop = log.scrollHeight;
-  const details = panel.querySelector('details');
-  if (details.open) details.dataset.seen = String(ctx.chat.length);
-  const unread = ctx.chat.length - Number(details.dataset.seen || 0);
-  panel.querySelector('.chat-count').textContent = unread > 0 ? num(unread) : '';
+/** The chat is open: as the viewer left it, else open on a wide screen. */
+export const chatOpen = (ctx) => ctx.chatOpen ?? window.matchMedia('(min-width: 900px)').matches;
+
+function send(event, actions) {
+  event.preventDefault();
+  const input = event.currentTarget.querySelector('input');
+  const text = input.value.trim();
+  if (!text) return;
+  actions.send({ type: 'chat', text });
+  input.value = '';
 }
 
-/** Built once per room (so typing is never interrupted); later calls only refresh the log. */
+function chatTemplate(ctx, actions) {
+  const open = chatOpen(ctx);
+  const unread = open ? 0 : ctx.chat.length - ctx.chatSeen;
+  const watching = ctx.seat === null; // spectators read but do not talk (the server refuses their lines)
+  const toggled = (event) => { if (event.currentTarget.open !== open) actions.setChatOpen(event.currentTarget.open); };
+  return html`<div class="reactions" role="group" aria-label=${t('reactions')} ?hidden=${watching}>${config.reactions.map((emoji) => html`<button
+    type="button" class="reaction" data-testid="react" title=${t('react_with', { emoji })} aria-label=${t('react_with', { emoji })}
+    @click=${() => actions.send({ type: 'react', emoji })}>${emoji}</button>`)}</div><details class="chat-box" .open=${open}
+    @toggle=${toggled}><summary>${t('chat')} <span class="chat-count">${unread > 0 ? num(unread) : ''}</span></summary><ul
+    class="chat-log" aria-live="polite" data-testid="chat-log">${repeat(ctx.chat, (m) => m.id, (m) => html`<li><span
+    class="chat-name" dir="auto">${m.name}</span> <span class="chat-text" dir="auto">${m.text}</span></li>`)}</ul><form
+    class="chat-form" ?hidden=${watching} @submit=${(event) => send(event, actions)}><input type="text" maxlength="200"
+    aria-label=${t('chat')} placeholder=${t('chat_placeholder')} data-testid="chat-input" dir="auto" autocomplete="off"
+    ><button class="secondary" type="submit">${t('send')}</button></form><p class="chat-watching" data-testid="chat-watching"
+    ?hidden=${!watching}>${t('chat_watching')}</p></details>`;
+}
+
+/** Draw the chat into ``panel`` (app.js: on every change while a room is open; ``nothing`` clears it). */
 export function renderChatPanel(panel, ctx, actions) {
   panel.hidden = false;
-  if (!panel.querySelector('.chat-log')) {
-    const input = h('input', {
-      type: 'text', maxlength: 200, 'aria-label': t('chat'), placeholder: t('chat_placeholder'),
-      'data-testid': 'chat-input', dir: 'auto', autocomplete: 'off',
-    });
-    const form = h('form.chat-form', {
-      onsubmit: (event) => {
-        event.preventDefault();
-        const text = input.value.trim();
-        if (!text) return;
-        actions.send({ type: 'chat', text });
-        input.value = '';
-      },
-    }, input, h('button.secondary', { type: 'submit' }, t('send')));
-    const reactions = h('div.reactions', { role: 'group', 'aria-label': t('reactions') },
-      config.reactions.map((emoji) => h('button.reaction', {
-        type: 'button', 'data-testid': 'react', title: t('react_with', { emoji }), 'aria-label': t('react_with', { emoji }),
-        onclick: () => actions.send({ type: 'react', emoji }),
-      }, emoji)));
-    const details = h('details.chat-box', { open: window.matchMedia('(min-width: 900px)').matches },
-      h('summary', {}, t('chat'), ' ', h('span.chat-count')),
-      h('ul.chat-log', { 'aria-live': 'polite', 'data-testid': 'chat-log' }),
-      form,
-      h('p.chat-watching', { 'data-testid': 'chat-watching' }, t('chat_watching')));
-    details.addEventListener('toggle', () => renderChatLog(panel, ctx));
-    mount(panel, reactions, details);
+  const log = panel.querySelector('.chat-log');
+  const atEnd = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+  render(chatTemplate(ctx, actions), panel);
+  const newest = String(ctx.chat.at(-1)?.id ?? '');
+  if (newest !== panel.dataset.newest && atEnd) {
+    const now = panel.querySelector('.chat-log');
+    now.scrollTop = now.scrollHeight;
   }
-  const form = panel.querySelector('.chat-form');
-  form.hidden = ctx.seat === null; // spectators read but do not talk (the server refuses their lines)
-  panel.querySelector('.chat-watching').hidden = ctx.seat !== null;
-  panel.querySelector('.reactions').hidden = ctx.seat === null;
-  renderChatLog(panel, ctx);
+  panel.dataset.newest = newest;
+}
+
+/** Empty the chat (another page, or another table). */
+export function clearChat(panel) {
+  render(nothing, panel);
+  delete panel.dataset.newest;
 }

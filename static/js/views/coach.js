@@ -4,9 +4,11 @@
 // The server answers where the table has hints on, or at any table for a seat played for practice.
 import { cardShort } from '../cards.js';
 import { h } from '../dom.js';
+import { html, live, nothing } from '../html.js';
 import { t } from '../i18n.js';
 import { pausing } from '../pause.js';
 import { coachState, setCoachState } from '../storage.js';
+import '../i18n-learn.js';
 
 /** The coach is on: chosen by a newcomer ('on', until their first game ends) or turned on again ('kept'). */
 export const coachOn = () => ['on', 'kept'].includes(coachState());
@@ -42,8 +44,9 @@ function myTurn(ctx) {
 }
 
 /**
- * After every state: on this seat's turn, ask for the hint once per version (the server searches once per
- * version too). A finished game ends a newcomer's coaching: the coach switches itself off, and says so.
+ * After every change of the state (app.js gives it to state.js's store as what the state calls for): on this seat's
+ * turn, ask for the hint once per version (the server searches once per version too). A finished game ends a
+ * newcomer's coaching: the coach switches itself off, and says so.
  */
 export function coachFollow(ctx, actions) {
   if (!ctx.game || ctx.seat === null) return;
@@ -59,6 +62,9 @@ export function coachFollow(ctx, actions) {
   ctx.coach = { version: ctx.version, phase: ctx.game.phase, answer: null };
   actions.send({ type: 'hint' });
 }
+
+// coachFollow, coachTake and coachRefused change the state's ``coach``: app.js calls them only inside
+// change() (state.js: the one place where state changes).
 
 /** A hint the coach is waiting for (of the phase it asked in): kept for the coach, and no toast. */
 export function coachTake(ctx, msg) {
@@ -104,46 +110,35 @@ function advice(ctx) {
   };
 }
 
-/** What the coach's bar shows (its region is drawn again only when this changes). */
-export function coachKey(ctx) {
-  return [coachState(), coachAllowed(ctx), myTurn(ctx), ctx.seat, ctx.game?.phase, ctx.version, !!ctx.pending,
-    ctx.coach?.version === ctx.version ? ctx.coach.answer : null];
-}
-
 /**
  * The coach at the table (seated players, while the game is played): its switch, the one line of advice, and
- * "Do that for me". ``onToggle``: the switch moved (the table asks and draws again).
+ * "Do that for me". The switch calls ``actions.setCoach(on)`` (the table asks and draws again).
  */
-export function coachBar(ctx, actions, onToggle) {
-  if (ctx.seat === null || !ctx.game || ctx.game.phase === 'game_over') return null;
+export function coachBar(ctx, actions) {
+  if (ctx.seat === null || !ctx.game || ctx.game.phase === 'game_over') return nothing;
   const on = coachOn();
   let line = null;
-  let button = null;
+  let button = nothing;
   if (on && !coachAllowed(ctx)) line = t('coach_not_here');
   else if (on && !myTurn(ctx)) line = t('coach_wait');
   else if (on) {
     const found = advice(ctx);
     line = found ? found.text : t('coach_thinking');
     if (found && !ctx.pending) {
-      button = h('button.primary.small', {
-        type: 'button', 'data-testid': 'coach-do', 'data-key': 'coach-do', onclick: () => actions.play(found.move),
-      }, t('coach_do'));
+      button = html`<button type="button" class="primary small" data-testid="coach-do" data-key="coach-do"
+        @click=${() => actions.play(found.move)}>${t('coach_do')}</button>`;
     }
   }
-  return h('section.coach', { 'data-testid': 'coach', class: on ? 'on' : 'off', 'aria-label': t('coach') },
-    coachSwitch('coach-toggle', t('coach_switch'), onToggle),
-    line ? h('p.coach-line', { 'data-testid': 'coach-line', role: 'status' }, line) : null,
-    button);
+  return html`<section class=${on ? 'coach on' : 'coach off'} data-testid="coach" aria-label=${t('coach')}><label
+    class="toggle coach-switch" for="coach-toggle"><input class="switch" type="checkbox" role="switch" id="coach-toggle"
+    data-testid="coach-toggle" data-key="coach-toggle" .checked=${live(on)}
+    @change=${(event) => actions.setCoach(event.currentTarget.checked)}><span>${t('coach_switch')}</span></label>${line
+    ? html`<p class="coach-line" data-testid="coach-line" role="status">${line}</p>` : nothing}${button}</section>`;
 }
 
-/** Mark the pile or the card the coach points at (after every draw of the table: regions come and go). */
-export function markCoachTarget(root, ctx) {
-  for (const el of root.querySelectorAll('.coach-target')) el.classList.remove('coach-target');
-  if (!coachOn() || !myTurn(ctx)) return;
+/** What the coach points at now ({pile} or {card}; the table marks it), or null. */
+export function coachTarget(ctx) {
+  if (!coachOn() || !myTurn(ctx)) return null;
   const found = advice(ctx);
-  if (!found) return;
-  const target = found.pile
-    ? root.querySelector(`[data-key="${found.pile}"]`)
-    : root.querySelector(`.hand .card[data-card="${CSS.escape(found.card)}"]`);
-  target?.classList.add('coach-target');
+  return found ? { pile: found.pile ?? null, card: found.card ?? null } : null;
 }

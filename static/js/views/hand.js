@@ -1,24 +1,24 @@
 // Your hand: grouped into the server's best melds (or in your own order), fitted to the width, draggable.
 // Grouped, the melds sit first in the solver's order and the unmelded cards follow in yours; either way a
 // tap sorts the cards you may arrange by suit or by rank, and dragging keeps the grouping as it is.
-import { cardEl, cardLabel, parseCard } from '../cards.js';
-import { h, mount } from '../dom.js';
+// Drawn with lit-html, each card kept by its own key: a card keeps its element (and the keyboard) while the
+// rest of the table changes; your order lives in the state (state.handOrder), changed through actions.reorder.
+import { cardLabel, parseCard } from '../cards.js';
+import { cardTemplate } from '../card-template.js';
+import { html, nothing, repeat } from '../html.js';
 import { t } from '../i18n.js';
 import { groupLabel, groupsOf as arrangedGroups } from './widgets.js';
 
-// Your own order of the hand (cards as text; duplicates allowed with several decks). Kept for the tab's life.
-let customOrder = [];
-
-/** The hand in your order: cards you still hold keep their places, new ones go at the end. */
-export function orderedHand(hand) {
+/** The hand in your order ``order`` (state.handOrder): cards you still hold keep their places, new ones go at
+ * the end. */
+export function orderedHand(order, hand) {
   const left = [...hand];
   const out = [];
-  for (const card of customOrder) {
+  for (const card of order ?? []) {
     const i = left.indexOf(card);
     if (i >= 0) out.push(left.splice(i, 1)[0]);
   }
   out.push(...left);
-  customOrder = out;
   return out;
 }
 
@@ -46,8 +46,8 @@ function inOrder(cards, order) {
   return [...out, ...left];
 }
 
-function groupsOf(game, grouped) {
-  const order = orderedHand(game.hand);
+function groupsOf(game, grouped, handOrder) {
+  const order = orderedHand(handOrder, game.hand);
   if (!grouped || !game.arrangement) return [{ kind: 'all', cards: order }];
   return arrangedGroups(game.arrangement).map((group) => (group.kind === 'deadwood'
     ? { ...group, cards: inOrder(group.cards, order) } : group));
@@ -62,63 +62,66 @@ const SORT_KEYS = {
   rank: (c) => rankIndex(c) * 100 + suitIndex(c),
 };
 
-/** Put your cards in suit or rank order (the unmelded ones, when the hand is grouped into melds). */
-export function sortHand(hand, by) {
+/** Your cards in suit or rank order (the unmelded ones, when the hand is grouped into melds): the new order. */
+export function sortedHand(order, hand, by) {
   const key = SORT_KEYS[by];
-  customOrder = [...orderedHand(hand)].sort((a, b) => key(parseCard(a)) - key(parseCard(b)));
+  return [...orderedHand(order, hand)].sort((a, b) => key(parseCard(a)) - key(parseCard(b)));
 }
 
 /**
- * Build the hand. ``opts``: {grouped, clickable(card) -> bool, onPlay(card), highlight: Set|null,
- * onReorder(newOrder)} — onReorder switches grouping off and keeps the order the player made.
+ * The hand as a template. ``opts``: {grouped, order (state.handOrder), clickable(card) -> bool, onPlay(card),
+ * onBlocked(), highlight: Set|null, dimOthers, hinted, selected, coached (the card the coach points at),
+ * onReorder(order, card)} — onReorder gets your new order and the card that moved (it keeps the keyboard).
  */
-export function handEl(game, opts) {
-  const groups = groupsOf(game, opts.grouped);
-  let drawnMarked = false;
-  let hintMarked = false;
-  let selectedMarked = false;
+export function handTemplate(game, opts) {
+  const groups = groupsOf(game, opts.grouped, opts.order);
+  const marked = { drawn: false, hint: false, selected: false, coached: false };
+  const markOnce = (what, on) => {
+    if (!on || marked[what]) return false;
+    marked[what] = true;
+    return true;
+  };
+  const seen = new Map(); // card -> copies met so far: each copy's key (several decks deal a card twice)
   let index = 0;
-  const container = h('div.hand', { 'data-testid': 'hand', role: 'group', 'aria-label': t('your_hand') });
   const kindOf = groupKinds(game.arrangement);
-  for (const group of groups) {
-    const label = groupLabel(group);
-    const cards = group.cards.map((card) => {
-      const el = cardEl(card, { button: true, wildRank: game.wild_rank });
+  const items = groups.map((group) => ({
+    group,
+    cards: group.cards.map((card) => {
+      const copy = seen.get(card) ?? 0;
+      seen.set(card, copy + 1);
+      return { card, id: `${card}#${copy}`, index: index++, kind: kindOf(card) };
+    }),
+  }));
+  const cardOf = ({ card, index: at, kind }) => {
+    const classes = [
+      markOnce('drawn', game.drawn === card) ? 'drawn' : '',
+      markOnce('hint', opts.hinted === card) ? 'hinted' : '',
+      opts.highlight?.has(card) ? 'go-out-card' : '',
+      opts.dimOthers && opts.highlight && !opts.highlight.has(card) ? 'dim' : '',
+      markOnce('coached', opts.coached === card) ? 'coach-target' : '',
+    ];
+    const selected = markOnce('selected', opts.selected === card);
+    if (selected) classes.push('selected');
+    return cardTemplate(card, {
+      button: true, wildRank: game.wild_rank, extraClass: classes.filter(Boolean).join(' ') || null,
       // A screen reader hears where the card stands: '7 of hearts, in a run', 'king of clubs, unmelded'.
-      const kind = kindOf(card);
-      if (kind) el.setAttribute('aria-label', t(`card_in_${kind}`, { card: cardLabel(card, game.wild_rank) }));
-      el.dataset.key = `card-${index}`;
-      el.dataset.index = String(index++);
-      if (!drawnMarked && game.drawn === card) {
-        el.classList.add('drawn');
-        drawnMarked = true;
-      }
-      if (!selectedMarked && opts.selected === card) {
-        el.classList.add('selected');
-        el.setAttribute('aria-pressed', 'true');
-        selectedMarked = true;
-      }
-      if (!hintMarked && opts.hinted === card) {
-        el.classList.add('hinted');
-        hintMarked = true;
-      }
-      const playable = opts.clickable(card);
-      if (!playable) el.setAttribute('aria-disabled', 'true');
-      if (opts.highlight && opts.highlight.has(card)) el.classList.add('go-out-card');
-      if (opts.dimOthers && opts.highlight && !opts.highlight.has(card)) el.classList.add('dim');
-      el.addEventListener('click', (event) => {
-        if (container.dataset.dragged === '1') { event.preventDefault(); return; }
+      label: kind ? t(`card_in_${kind}`, { card: cardLabel(card, game.wild_rank) }) : null,
+      key: `card-${at}`, index: String(at), pressed: selected, disabled: !opts.clickable(card),
+      onclick: (event) => {
+        if (event.currentTarget.closest('.hand')?.dataset.dragged === '1') { event.preventDefault(); return; }
         if (opts.clickable(card)) opts.onPlay(card);
         else opts.onBlocked?.();
-      });
-      return el;
+      },
     });
-    container.append(h('div.group', { class: `group-${group.kind}`, dataset: { kind: group.kind } },
-      label ? h('span.group-label', {}, ...label) : null,
-      h('div.cards', {}, cards)));
-  }
-  enableReorder(container, opts.onReorder);
-  return container;
+  };
+  const reorder = (moved, el) => opts.onReorder(keepOrder(orderedHand(opts.order, game.hand), moved), el);
+  return html`<div class="hand" data-testid="hand" role="group" aria-label=${t('your_hand')} .reorder=${reorder}
+    @pointerdown=${pointerDown} @pointermove=${pointerMove} @pointerup=${pointerUp} @pointercancel=${pointerCancel}
+    @keydown=${keyDown}>${repeat(items, (item, i) => `${item.group.kind}-${i}`, ({ group, cards }) => {
+    const label = groupLabel(group);
+    return html`<div class=${`group group-${group.kind}`} data-kind=${group.kind}>${label
+      ? html`<span class="group-label">${label}</span>` : nothing}<div class="cards">${repeat(cards, (c) => c.id, cardOf)}</div></div>`;
+  })}</div>`;
 }
 
 /** The cards you may move: every card, or only the unmelded ones while the hand shows its melds. */
@@ -129,13 +132,13 @@ function movable(container) {
 }
 
 /** Your new order: the movable cards as now arranged, then the others in the order they had. */
-function keepOrder(movedOrder) {
-  const rest = [...customOrder];
+function keepOrder(order, movedOrder) {
+  const rest = [...order];
   for (const card of movedOrder) {
     const i = rest.indexOf(card);
     if (i >= 0) rest.splice(i, 1);
   }
-  customOrder = [...movedOrder, ...rest];
+  return [...movedOrder, ...rest];
 }
 
 function moveCard(order, from, to) {
@@ -145,77 +148,84 @@ function moveCard(order, from, to) {
   return next;
 }
 
-/** Drag (mouse or touch) or Shift + arrow keys to move a card among the movable ones; the order is kept. */
-function enableReorder(container, onReorder) {
-  let drag = null;
-  container.addEventListener('pointerdown', (event) => {
-    const el = event.target.closest('.card');
-    if (!el || event.button !== 0 || !movable(container).includes(el)) return;
-    container.dataset.dragged = '0';
-    drag = { el, x: event.clientX, y: event.clientY, moving: false, id: event.pointerId };
-  });
-  container.addEventListener('pointermove', (event) => {
-    if (!drag || event.pointerId !== drag.id) return;
-    const dx = event.clientX - drag.x;
-    const dy = event.clientY - drag.y;
-    if (!drag.moving && Math.hypot(dx, dy) < 10) return;
-    if (!drag.moving) {
-      drag.moving = true;
-      drag.el.setPointerCapture?.(event.pointerId);
-      drag.el.classList.add('dragging');
+// Drag (mouse or touch) or Shift + arrow keys to move a card among the movable ones. A drag under way is the
+// hand element's own (``drags``: while the pointer is down), not the state's: it is over before a render.
+const drags = new WeakMap(); // the hand element -> {el, x, y, moving, id}
+
+function pointerDown(event) {
+  const container = event.currentTarget;
+  const el = event.target.closest('.card');
+  if (!el || event.button !== 0 || !movable(container).includes(el)) return;
+  container.dataset.dragged = '0';
+  drags.set(container, { el, x: event.clientX, y: event.clientY, moving: false, id: event.pointerId });
+}
+
+function pointerMove(event) {
+  const drag = drags.get(event.currentTarget);
+  if (!drag || event.pointerId !== drag.id) return;
+  const dx = event.clientX - drag.x;
+  const dy = event.clientY - drag.y;
+  if (!drag.moving && Math.hypot(dx, dy) < 10) return;
+  if (!drag.moving) {
+    drag.moving = true;
+    drag.el.setPointerCapture?.(event.pointerId);
+    drag.el.classList.add('dragging');
+  }
+  drag.el.style.transform = `translate(${dx}px, ${dy}px)`;
+}
+
+function pointerUp(event) {
+  const container = event.currentTarget;
+  const drag = drags.get(container);
+  if (!drag || event.pointerId !== drag.id) return;
+  const { el, moving } = drag;
+  drags.delete(container);
+  if (!moving) return;
+  container.dataset.dragged = '1';
+  setTimeout(() => { container.dataset.dragged = '0'; }, 0);
+  el.classList.remove('dragging');
+  el.style.transform = '';
+  const cards = movable(container);
+  const others = cards.filter((c) => c !== el);
+  let target = others.length;
+  let best = Infinity;
+  others.forEach((c, i) => {
+    const r = c.getBoundingClientRect();
+    const d = Math.hypot(event.clientX - (r.left + r.width / 2), event.clientY - (r.top + r.height / 2));
+    if (d < best) {
+      best = d;
+      const rtl = document.documentElement.dir === 'rtl';
+      const before = rtl ? event.clientX > r.left + r.width / 2 : event.clientX < r.left + r.width / 2;
+      target = before ? i : i + 1;
     }
-    drag.el.style.transform = `translate(${dx}px, ${dy}px)`;
   });
-  const finish = (event) => {
-    if (!drag || event.pointerId !== drag.id) return;
-    const { el, moving } = drag;
-    drag = null;
-    if (!moving) return;
-    container.dataset.dragged = '1';
-    setTimeout(() => { container.dataset.dragged = '0'; }, 0);
-    el.classList.remove('dragging');
-    el.style.transform = '';
+  container.reorder(moveCard(cards.map((c) => c.dataset.card), cards.indexOf(el), target), null);
+}
+
+function pointerCancel(event) {
+  const drag = drags.get(event.currentTarget);
+  if (drag?.el) { drag.el.classList.remove('dragging'); drag.el.style.transform = ''; }
+  if (drag && event.pointerId === drag.id) drags.delete(event.currentTarget);
+}
+
+function keyDown(event) {
+  const container = event.currentTarget;
+  const el = event.target.closest('.card');
+  if (!el || !['ArrowLeft', 'ArrowRight'].includes(event.key)) return;
+  const rtl = document.documentElement.dir === 'rtl';
+  const forward = (event.key === 'ArrowRight') !== rtl;
+  event.preventDefault();
+  if (event.shiftKey) {
     const cards = movable(container);
-    const others = cards.filter((c) => c !== el);
-    let target = others.length;
-    let best = Infinity;
-    others.forEach((c, i) => {
-      const r = c.getBoundingClientRect();
-      const d = Math.hypot(event.clientX - (r.left + r.width / 2), event.clientY - (r.top + r.height / 2));
-      if (d < best) {
-        best = d;
-        const rtl = document.documentElement.dir === 'rtl';
-        const before = rtl ? event.clientX > r.left + r.width / 2 : event.clientX < r.left + r.width / 2;
-        target = before ? i : i + 1;
-      }
-    });
-    keepOrder(moveCard(cards.map((c) => c.dataset.card), cards.indexOf(el), target));
-    onReorder();
-  };
-  container.addEventListener('pointerup', finish);
-  container.addEventListener('pointercancel', (event) => {
-    if (drag?.el) { drag.el.classList.remove('dragging'); drag.el.style.transform = ''; }
-    if (drag && event.pointerId === drag.id) drag = null;
-  });
-  container.addEventListener('keydown', (event) => {
-    const el = event.target.closest('.card');
-    if (!el || !['ArrowLeft', 'ArrowRight'].includes(event.key)) return;
-    const rtl = document.documentElement.dir === 'rtl';
-    const forward = (event.key === 'ArrowRight') !== rtl;
-    event.preventDefault();
-    if (event.shiftKey) {
-      const cards = movable(container);
-      const from = cards.indexOf(el);
-      const to = Math.max(0, Math.min(cards.length - 1, from + (forward ? 1 : -1)));
-      if (from < 0 || to === from) return;
-      keepOrder(moveCard(cards.map((c) => c.dataset.card), from, to));
-      onReorder(cards[to].dataset.key); // the card now at that place gets the focus back below
-    } else {
-      const cards = [...container.querySelectorAll('.card')];
-      const to = Math.max(0, Math.min(cards.length - 1, cards.indexOf(el) + (forward ? 1 : -1)));
-      cards[to].focus();
-    }
-  });
+    const from = cards.indexOf(el);
+    const to = Math.max(0, Math.min(cards.length - 1, from + (forward ? 1 : -1)));
+    if (from < 0 || to === from) return;
+    container.reorder(moveCard(cards.map((c) => c.dataset.card), from, to), el);
+  } else {
+    const cards = [...container.querySelectorAll('.card')];
+    const to = Math.max(0, Math.min(cards.length - 1, cards.indexOf(el) + (forward ? 1 : -1)));
+    cards[to].focus();
+  }
 }
 
 /** Overlap the cards so the whole hand fits the width; groups wrap onto a second row only when needed. */
@@ -239,11 +249,4 @@ export function fitHand(container) {
   }
   container.classList.toggle('wrap', wrap);
   container.style.setProperty('--step', `${Math.floor(Math.min(maxStep, step))}px`);
-}
-
-export function mountHand(slot, game, opts) {
-  const el = handEl(game, opts);
-  mount(slot, el);
-  fitHand(el);
-  return el;
 }

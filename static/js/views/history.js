@@ -6,6 +6,7 @@ import { lang, num, t } from '../i18n.js';
 import { decimal } from '../figures.js';
 import { botIcon, displayName } from './widgets.js';
 import { playerLink } from './standings-links.js';
+import '../i18n-standings.js';
 
 export const PAGE_SIZE = 10;
 

@@ -39,16 +39,14 @@ export function handToBotButton(seat, actions) {
   }, botIcon(), h('span', {}, t('hand_to_bot')));
 }
 
-const box = { open: false }; // kept across redraws: whether the host opened the box
-
 /** At the table, for the host: every other person's seat with its two controls (folded away). */
 export function hostBox(ctx, actions) {
   if (!ctx.isHost) return null;
   const others = ctx.room.seats.filter((s) => s.seat !== ctx.room.host_seat && !s.bot);
   if (!others.length) return null;
   return h('details.host-box', {
-    'data-testid': 'host-controls', open: box.open,
-    ontoggle: (event) => { box.open = event.currentTarget.open; },
+    'data-testid': 'host-controls', open: ctx.hostBoxOpen,
+    ontoggle: (event) => { if (event.currentTarget.open !== ctx.hostBoxOpen) actions.setHostBoxOpen(event.currentTarget.open); },
   },
   h('summary', {}, t('host_controls')),
   h('p.hint', {}, t('host_controls_hint')),

@@ -7,6 +7,7 @@ import { num, t } from '../i18n.js';
 import { learnOffered, setLearnOffered } from '../storage.js';
 import { coachSwitch } from './coach.js';
 import { meldGroups } from './widgets.js';
+import '../i18n-learn.js';
 
 const WILD = ['3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K'];
 

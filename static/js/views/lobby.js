@@ -1,181 +1,119 @@
-// The lobby (seats, presence, host controls, link to share) and the join-or-watch prompt of a room link.
-import { h, mount } from '../dom.js';
-import { errorText, num, t } from '../i18n.js';
+// The lobby: seats, presence, host controls, link to share (a room link's join form is views/join.js).
+// Drawn with lit-html on every change (a presence change, a ready, a new seat): the seats are kept by seat,
+// so the host's controls, a menu or a button being pressed keep the keyboard; what the viewer picked or opened
+// lives in the state (botLevel, rulesOpen), changed through actions.
+import { h } from '../dom.js';
+import { html, kept, live, nothing, render, repeat } from '../html.js';
+import { num, t } from '../i18n.js';
+import '../i18n-standings.js';
 import { config, seatCounts } from '../config.js';
-import { savedName, saveName } from '../storage.js';
 import { optionRows } from './options.js';
 import { askPanel, seatRequestControls } from './seatask.js';
 import { shareBox } from './share.js';
 import { confirmDialog } from './confirm.js';
 import { makeHostButton } from './host.js';
 import { leaveButton } from './leave.js';
-import { displayName, historyLink, nameLabel } from './widgets.js';
+import { displayName, historyLink } from './widgets.js';
 import { standingsLink } from './standings-links.js';
-import { avatarEl, avatarPicker } from '../avatars.js';
+import { avatarPicker, avatarTemplate, nameTemplate } from '../avatars.js';
 
-// Kept across redraws (every presence change redraws the lobby): what the host last picked or opened.
-const picked = { botLevel: config.default_bot_level, rulesOpen: null };
+async function removeSeat(seat, actions) {
+  const name = displayName(seat);
+  const sure = await confirmDialog({
+    title: t(seat.bot ? 'remove_bot_title' : 'remove_title', { name }),
+    message: t(seat.bot ? 'remove_bot_text' : 'remove_text', { name }),
+    confirm: t('remove'), danger: true, testid: 'confirm-remove',
+  });
+  if (sure) actions.send({ type: 'remove_seat', seat: seat.seat });
+}
 
-function seatRow(ctx, actions, seat) {
+function seatRow(ctx, actions, seat, parts) {
   const you = seat.seat === ctx.seat;
   const host = seat.seat === ctx.room.host_seat;
   const ready = (ctx.room.ready ?? []).includes(seat.seat);
   const presence = seat.connected ? 'online' : 'offline';
-  return h('li.seat-row', { 'data-testid': `seat-${seat.seat}`, class: you ? 'you' : '' },
-    h('span.presence', { class: presence, role: 'img', 'aria-label': t(presence) }),
-    h('span.seat-no', { 'aria-hidden': 'true' }, num(seat.seat + 1)),
-    avatarEl(seat),
-    nameLabel(seat),
-    you ? h('span.tag', {}, t('you')) : null,
-    host ? h('span.tag.gold', {}, t('host')) : null,
-    seat.bot ? h('span.tag', {}, t(`bot_${seat.bot_level}`)) : null,
-    seat.practice ? h('span.tag.practice', {
-      'data-testid': `practice-${seat.seat}`, role: 'img', 'aria-label': t('practice_named', { name: displayName(seat) }),
-    }, t('practice_tag')) : null,
-    ready ? h('span.tag.ready', {
-      'data-testid': `ready-${seat.seat}`, role: 'img', 'aria-label': t('ready_named', { name: displayName(seat) }),
-    }, '✓ ', t('ready_tag')) : null,
-    h('span.spacer'),
-    ctx.isHost && !host && !seat.bot ? makeHostButton(seat, actions, 'button.link') : null,
-    seatRequestControls(ctx, seat, actions),
+  const tag = (text) => html`<span class="tag">${text}</span>`;
+  return html`<li class=${you ? 'seat-row you' : 'seat-row'} data-testid=${`seat-${seat.seat}`}><span class=${`presence ${presence}`}
+    role="img" aria-label=${t(presence)}></span><span class="seat-no" aria-hidden="true">${num(seat.seat + 1)}</span>${
+    avatarTemplate(seat)}${nameTemplate(seat)}${you ? tag(t('you')) : nothing}${
+    host ? html`<span class="tag gold">${t('host')}</span>` : nothing}${seat.bot ? tag(t(`bot_${seat.bot_level}`)) : nothing}${
+    seat.practice ? html`<span class="tag practice" data-testid=${`practice-${seat.seat}`} role="img"
+      aria-label=${t('practice_named', { name: displayName(seat) })}>${t('practice_tag')}</span>` : nothing}${
+    ready ? html`<span class="tag ready" data-testid=${`ready-${seat.seat}`} role="img"
+      aria-label=${t('ready_named', { name: displayName(seat) })}>✓ ${t('ready_tag')}</span>` : nothing}<span class="spacer"></span>${
+    ctx.isHost && !host && !seat.bot
+      ? kept(parts, `make-host-${seat.seat}`, [seat.name, seat.bot], () => makeHostButton(seat, actions, 'button.link')) : nothing}${
+    kept(parts, `request-${seat.seat}`, [seat, ctx.isHost, ctx.requestedSeat, ctx.seat, ctx.conn, ctx.asking],
+      () => seatRequestControls(ctx, seat, actions))}${
     ctx.isHost && !host
-      ? h('button.link.danger', {
-        type: 'button', 'data-key': `remove-${seat.seat}`, 'data-testid': `remove-${seat.seat}`,
-        'aria-label': t('remove_named', { name: displayName(seat) }),
-        onclick: async () => {
-          const name = displayName(seat);
-          const sure = await confirmDialog({
-            title: t(seat.bot ? 'remove_bot_title' : 'remove_title', { name }),
-            message: t(seat.bot ? 'remove_bot_text' : 'remove_text', { name }),
-            confirm: t('remove'), danger: true, testid: 'confirm-remove',
-          });
-          if (sure) actions.send({ type: 'remove_seat', seat: seat.seat });
-        },
-      }, t('remove'))
-      : null);
+      ? html`<button type="button" class="link danger" data-key=${`remove-${seat.seat}`} data-testid=${`remove-${seat.seat}`}
+        aria-label=${t('remove_named', { name: displayName(seat) })} @click=${() => removeSeat(seat, actions)}>${t('remove')}</button>`
+      : nothing}</li>`;
 }
 
 /** Your own seat plays for practice (not counted in the standings) or not; fixed when the game starts. */
 function practiceSwitch(ctx, actions) {
   const mine = ctx.room.seats.find((s) => s.seat === ctx.seat);
-  if (!mine || mine.bot || mine.program || ctx.room.status !== 'lobby') return null;
-  return h('label.practice-toggle', {},
-    h('input.switch', {
-      type: 'checkbox', role: 'switch', checked: !!mine.practice, 'data-testid': 'practice', 'data-key': 'practice',
-      onchange: (event) => actions.send({ type: 'practice', on: event.currentTarget.checked }),
-    }),
-    h('span', {}, t('practice_label')));
+  if (!mine || mine.bot || mine.program || ctx.room.status !== 'lobby') return nothing;
+  return html`<label class="practice-toggle"><input class="switch" type="checkbox" role="switch" .checked=${live(!!mine.practice)}
+    data-testid="practice" data-key="practice" @change=${(event) => actions.send({ type: 'practice', on: event.currentTarget.checked })}
+    ><span>${t('practice_label')}</span></label>`;
 }
 
-export function renderLobby(container, ctx, actions) {
+function hostControls(ctx, actions, open) {
+  const room = ctx.room;
+  if (!ctx.isHost || room.status !== 'lobby') return nothing;
+  const level = ctx.botLevel ?? config.default_bot_level;
+  return html`<div class="host-controls"><div class="field inline"><label for="lobby-seats">${t('seats')}</label><select
+    id="lobby-seats" data-key="lobby-seats" @change=${(event) => actions.send({ type: 'set_options', seats: Number(event.currentTarget.value) })}
+    >${seatCounts(room.seats.length).map((n) => html`<option value=${String(n)} .selected=${live(n === room.seat_count)}>${num(n)}</option>`)
+    }</select></div>${open > 0 ? html`<div class="inline"><select aria-label=${t('bot_level')} data-key="bot-level"
+    @change=${(event) => actions.setBotLevel(event.currentTarget.value)}>${config.bot_levels.map((l) => html`<option value=${l}
+    .selected=${live(l === level)}>${t(`bot_${l}`)}</option>`)}</select><button type="button" class="secondary" data-key="add-bot"
+    @click=${() => actions.send({ type: 'add_bot', level })}>+ ${t('add_bot')}</button></div>` : nothing}<button type="button"
+    class="primary big" data-testid="start" data-key="start" ?disabled=${room.seats.length < config.seats.min}
+    @click=${() => actions.send({ type: 'start' })}>${t('start')}</button></div>`;
+}
+
+function lobbyTemplate(ctx, actions, parts) {
   const room = ctx.room;
   const open = Math.max(0, room.seat_count - room.seats.length);
-  const seats = h('ul.seats', {}, room.seats.map((s) => seatRow(ctx, actions, s)),
-    Array.from({ length: open }, () => h('li.seat-row.open', {}, h('span.presence.none'), t('open_seat'))));
-
-  let hostControls = null;
-  if (ctx.isHost && room.status === 'lobby') {
-    const level = h('select', {
-      'aria-label': t('bot_level'), 'data-key': 'bot-level', onchange: () => { picked.botLevel = level.value; },
-    }, config.bot_levels.map((l) => h('option', { value: l }, t(`bot_${l}`))));
-    level.value = picked.botLevel;
-    const seatCount = h('select', {
-      id: 'lobby-seats', 'data-key': 'lobby-seats',
-      onchange: () => actions.send({ type: 'set_options', seats: Number(seatCount.value) }),
-    }, seatCounts(room.seats.length).map((n) => h('option', { value: String(n) }, num(n))));
-    seatCount.value = String(room.seat_count);
-    hostControls = h('div.host-controls', {},
-      h('div.field.inline', {}, h('label', { for: 'lobby-seats' }, t('seats')), seatCount),
-      open > 0 ? h('div.inline', {}, level,
-        h('button.secondary', {
-          type: 'button', 'data-key': 'add-bot',
-          onclick: () => actions.send({ type: 'add_bot', level: level.value }),
-        }, '+ ', t('add_bot'))) : null,
-      h('button.primary.big', {
-        type: 'button', 'data-testid': 'start', 'data-key': 'start', disabled: room.seats.length < config.seats.min,
-        onclick: () => actions.send({ type: 'start' }),
-      }, t('start')));
-  }
-
-  const rules = h('details.panel.rules-box', {
-    open: picked.rulesOpen ?? ctx.isHost,
-    ontoggle: (event) => { picked.rulesOpen = event.currentTarget.open; },
-  },
-    h('summary', {}, t('options_title')),
-    ctx.isHost ? null : h('p.hint', {}, t('options_locked')),
-    optionRows(room.options, (partial) => actions.send({ type: 'set_options', options: partial }), !ctx.isHost));
-
+  const openSeats = Array.from({ length: open }, () => html`<li class="seat-row open"><span class="presence none"></span>${t('open_seat')}</li>`);
   // The ready check: each person but the host says they are in; the host reads who is (it does not hold the
   // start, and the host has no "I'm in" to press, so is not counted).
   const people = room.seats.filter((s) => !s.bot && !s.program && s.seat !== room.host_seat);
   const readyNow = people.filter((s) => (room.ready ?? []).includes(s.seat));
   const iAmReady = (room.ready ?? []).includes(ctx.seat);
   const readyLine = people.length
-    ? h('p.hint', { 'data-testid': 'ready-count', role: 'status' },
-      t('ready_count', { n: num(readyNow.length), m: num(people.length) }))
-    : null;
+    ? html`<p class="hint" data-testid="ready-count" role="status">${t('ready_count', { n: num(readyNow.length), m: num(people.length) })}</p>`
+    : nothing;
   const status = ctx.seat === null
-    ? h('div.notice', { 'data-testid': 'watching' }, t('watching'), ' ',
-      open > 0 ? h('button.link', { type: 'button', onclick: () => actions.askJoin() }, t('join_this')) : null)
-    : ctx.isHost ? null
-      : iAmReady ? h('p.notice', { 'data-testid': 'you-are-ready' }, t('you_are_ready'))
-        : h('div.row', {},
-          h('p.notice', {}, t('waiting_host')),
-          h('button.primary', {
-            type: 'button', 'data-testid': 'ready', 'data-key': 'ready',
-            onclick: () => actions.send({ type: 'ready' }),
-          }, t('ready_button')));
-
-  mount(container, h('div.lobby', { 'data-testid': 'lobby' },
-    h('section.panel', { 'aria-labelledby': 'lobby-title' },
-      h('h2', { id: 'lobby-title' }, t('lobby_waiting')),
-      seats,
-      practiceSwitch(ctx, actions),
-      avatarPicker(ctx, actions),
-      askPanel(ctx, actions),
-      room.spectators ? h('p.hint', {}, t('spectators', { n: room.spectators })) : null,
-      status,
-      readyLine,
-      hostControls,
-      leaveButton(ctx, actions),
-      h('div.inline', {}, historyLink(room.code, actions), standingsLink(actions))),
-    shareBox(actions.shareUrl(room.code), actions.toast),
-    rules));
+    ? html`<div class="notice" data-testid="watching">${t('watching')} ${open > 0
+      ? html`<button type="button" class="link" @click=${() => actions.askJoin()}>${t('join_this')}</button>` : nothing}</div>`
+    : ctx.isHost ? nothing
+      : iAmReady ? html`<p class="notice" data-testid="you-are-ready">${t('you_are_ready')}</p>`
+        : html`<div class="row"><p class="notice">${t('waiting_host')}</p><button type="button" class="primary" data-testid="ready"
+          data-key="ready" @click=${() => actions.send({ type: 'ready' })}>${t('ready_button')}</button></div>`;
+  const rulesOpen = ctx.rulesOpen ?? ctx.isHost;
+  const toggled = (event) => { if (event.currentTarget.open !== rulesOpen) actions.setRulesOpen(event.currentTarget.open); };
+  return html`<div class="lobby" data-testid="lobby"><section class="panel" aria-labelledby="lobby-title"><h2 id="lobby-title"
+    >${t('lobby_waiting')}</h2><ul class="seats">${repeat(room.seats, (s) => s.seat, (s) => seatRow(ctx, actions, s, parts))}${openSeats
+    }</ul>${practiceSwitch(ctx, actions)}${avatarPicker(ctx, actions)}${
+    kept(parts, 'ask', [ctx.asking, ctx.seat, room.seats.find((s) => s.seat === ctx.asking) ?? null],
+      () => askPanel(ctx, actions))}${
+    room.spectators ? html`<p class="hint">${t('spectators', { n: room.spectators })}</p>` : nothing}${status}${readyLine}${
+    hostControls(ctx, actions, open)}${kept(parts, 'leave', [ctx.seat, ctx.isHost, room.seats.map((s) => [s.seat, s.bot])],
+      () => leaveButton(ctx, actions))}${kept(parts, 'links', room.code, () => h('div.inline', {}, historyLink(room.code, actions),
+      standingsLink(actions)))}</section>${kept(parts, 'share', room.code, () => shareBox(actions.shareUrl(room.code), actions.toast))
+    }<details class="panel rules-box" .open=${rulesOpen} @toggle=${toggled}><summary>${t('options_title')}</summary>${
+    ctx.isHost ? nothing : html`<p class="hint">${t('options_locked')}</p>`}${kept(parts, 'rules', [room.options, ctx.isHost],
+      () => optionRows(room.options, (partial) => actions.send({ type: 'set_options', options: partial }), !ctx.isHost))}</details></div>`;
 }
 
-/** A room link opened without a seat: join with a name, or just watch. */
-export function renderJoin(container, ctx, actions) {
-  const info = ctx.joinInfo;
-  const typed = container.querySelector('[data-testid=join-name]')?.value; // drawn again: keep what was typed
-  const nameInput = h('input', {
-    id: 'room-join-name', required: true, maxlength: 32, autocomplete: 'nickname', value: typed ?? savedName(),
-    placeholder: t('name_placeholder'), 'data-testid': 'join-name',
-  });
-  const error = h('p.error', { role: 'alert' });
-  const canJoin = info.status === 'lobby' && info.seats.length < info.seat_count;
-  const form = h('form.panel.narrow', {
-    onsubmit: async (event) => {
-      event.preventDefault();
-      const name = nameInput.value.trim();
-      if (!name) { error.textContent = t('err_name'); return; }
-      saveName(name);
-      try {
-        await actions.join(info.code, name);
-      } catch (err) {
-        error.textContent = errorText(err);
-      }
-    },
-  },
-  h('h2', {}, t('join_this'), ' ', h('span.room-code', { dir: 'ltr' }, info.code)),
-  h('ul.seats.compact', {}, info.seats.map((s) => h('li.seat-row', {},
-    h('span.presence', { class: s.connected ? 'online' : 'offline' }), avatarEl(s), nameLabel(s)))),
-  canJoin
-    ? h('div.field', {}, h('label', { for: 'room-join-name' }, t('your_name')), nameInput)
-    : h('p.notice', {}, t(info.status === 'lobby' ? 'table_full_choice' : 'game_started')),
-  error,
-  h('div.row', {},
-    canJoin ? h('button.primary', { type: 'submit', 'data-testid': 'join-seat' }, t('join_button')) : null,
-    h('button.secondary', { type: 'button', 'data-testid': 'watch', onclick: () => actions.watch() }, t('watch_button'))));
-  mount(container, form);
-  if (canJoin) nameInput.focus();
+/** The lobby view: ``render(ctx)`` on every change. */
+export function createLobbyView(container, actions) {
+  const root = document.createElement('div');
+  container.replaceChildren(root);
+  const parts = new Map(); // the parts still drawn with h(), kept while what they show is the same
+  return { render: (ctx) => render(lobbyTemplate(ctx, actions, parts), root) };
 }

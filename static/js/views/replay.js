@@ -1,18 +1,22 @@
 // The replay viewer: a finished game turn by turn with every hand open (prev/next, round jumps, play/pause,
-// a slider, arrow keys). The frames come from the server's engine; ReplayPlayer walks them.
+// a slider, arrow keys). The frames come from the server's engine; ReplayPlayer walks them. The page is a
+// lit-html template drawn at every step: its controls stay the same elements, so the button or the slider
+// that has the keyboard keeps it as the frames go by; the frame's cards and hands are drawn with h().
 import * as api from '../api.js';
 import { cardShort } from '../cards.js';
-import { h, mount, svg } from '../dom.js';
+import { h, svg } from '../dom.js';
+import { html, kept, live, nothing, render } from '../html.js';
 import { num, t } from '../i18n.js';
 import { ReplayPlayer } from '../replay.js';
 import { formatDate } from './history.js';
 import { STANDINGS_PATH } from './standings-links.js';
 import { botIcon, displayName, groupsOf, meldGroups, piles, scoreSheet, seatName, sheetBox, winnersLine } from './widgets.js';
+import '../i18n-standings.js';
 
 const TOUCH = window.matchMedia('(hover: none), (pointer: coarse)'); // as the table: a phone has no keys
 
 // One replay open at a time: the game shown, its data, the player, and where to draw.
-const view = { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null };
+const view = { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null, parts: new Map() };
 
 function isShown(ctx, gameId) {
   return ctx.route.view === 'replay' && ctx.route.gameId === gameId;
@@ -38,8 +42,8 @@ async function load(ctx, gameId, actions) {
 
 function draw() {
   if (!view.target) return;
-  const { container, ctx, actions } = view.target;
-  renderReplay(container, ctx, actions);
+  const { root, ctx, actions } = view.target;
+  renderReplay(root, ctx, actions);
 }
 
 function playerName(seat) {
@@ -140,96 +144,75 @@ function icon(name, extra = '') {
     ...ICONS[name].map(([tag, attrs]) => svg(tag, attrs)));
 }
 
-function controls(player) {
-  const button = (key, label, iconName, onclick, disabled) => h('button.rp-btn', {
-    type: 'button', 'data-testid': `replay-${key}`, 'data-key': `replay-${key}`, 'aria-label': label, title: label,
-    disabled, onclick,
-  }, icon(iconName));
+function controls(player, parts) {
+  const button = (key, label, iconName, onclick, disabled) => html`<button type="button" class="rp-btn"
+    data-testid=${`replay-${key}`} data-key=${`replay-${key}`} aria-label=${label} title=${label} ?disabled=${disabled}
+    @click=${onclick}>${kept(parts, `icon-${key}`, iconName, () => icon(iconName))}</button>`;
   const atStart = player.index === 0;
   const atEnd = player.index === player.last;
-  const slider = h('input.rp-slider', {
-    type: 'range', min: 0, max: player.last, value: player.index, step: 1, 'aria-label': t('rp_position'),
-    'data-testid': 'replay-slider', 'data-key': 'replay-slider',
-    oninput: (e) => player.go(Number(e.currentTarget.value)),
-  });
-  return h('div.rp-controls', { role: 'toolbar', 'aria-label': t('rp_controls') },
-    h('div.rp-buttons', {},
-      button('prev-round', t('rp_prev_round'), 'prevRound', () => player.prevRound(), atStart),
-      button('prev', t('rp_prev'), 'prev', () => player.prev(), atStart),
-      h('button.rp-btn.play', {
-        type: 'button', 'data-testid': 'replay-play', 'data-key': 'replay-play',
-        'aria-pressed': player.playing ? 'true' : 'false', onclick: () => player.toggle(),
-      }, icon(player.playing ? 'pause' : 'play', 'noflip'), h('span', {}, player.playing ? t('rp_pause') : t('rp_play'))),
-      button('next', t('rp_next'), 'next', () => player.next(), atEnd),
-      button('next-round', t('rp_next_round'), 'nextRound', () => player.nextRound(), atEnd)),
-    slider);
+  const playIcon = player.playing ? 'pause' : 'play';
+  return html`<div class="rp-controls" role="toolbar" aria-label=${t('rp_controls')}><div class="rp-buttons">${
+    button('prev-round', t('rp_prev_round'), 'prevRound', () => player.prevRound(), atStart)}${
+    button('prev', t('rp_prev'), 'prev', () => player.prev(), atStart)}<button type="button" class="rp-btn play"
+    data-testid="replay-play" data-key="replay-play" aria-pressed=${player.playing ? 'true' : 'false'}
+    @click=${() => player.toggle()}>${kept(parts, 'icon-play', playIcon, () => icon(playIcon, 'noflip'))}<span>${
+    player.playing ? t('rp_pause') : t('rp_play')}</span></button>${
+    button('next', t('rp_next'), 'next', () => player.next(), atEnd)}${
+    button('next-round', t('rp_next_round'), 'nextRound', () => player.nextRound(), atEnd)}</div><input class="rp-slider"
+    type="range" min="0" max=${player.last} .value=${live(String(player.index))} step="1" aria-label=${t('rp_position')}
+    data-testid="replay-slider" data-key="replay-slider" @input=${(e) => player.go(Number(e.currentTarget.value))}></div>`;
 }
 
 function roundJumps(player) {
   const current = player.frame.round;
-  return h('nav.rp-rounds', { 'aria-label': t('jump_round') },
-    player.rounds.map((n) => h('button.rp-round', {
-      type: 'button', 'data-testid': `round-jump-${n}`, 'data-key': `round-jump-${n}`,
-      'aria-current': n === current ? 'true' : null,
-      'aria-label': t('round', { round: n, rounds: 11 }),
-      onclick: () => player.jumpToRound(n),
-    }, num(n))));
+  return html`<nav class="rp-rounds" aria-label=${t('jump_round')}>${player.rounds.map((n) => html`<button type="button"
+    class="rp-round" data-testid=${`round-jump-${n}`} data-key=${`round-jump-${n}`} aria-current=${n === current ? 'true' : nothing}
+    aria-label=${t('round', { round: n, rounds: 11 })} @click=${() => player.jumpToRound(n)}>${num(n)}</button>`)}</nav>`;
 }
 
-function renderReplay(container, ctx, actions) {
-  const { code, gameId } = ctx.route;
-  view.target = { container, ctx, actions };
-  if (view.gameId !== gameId) {
-    view.player?.stop();
-    Object.assign(view, { gameId, data: null, error: null, player: null, roundInfo: new Map() });
-    load(ctx, gameId, actions);
-  }
+function replayTemplate(ctx, actions) {
+  const { code } = ctx.route;
   // Opened by the game's id alone (from the standings, which never name a table): back to the standings.
   const backPath = code ? `/r/${code}/history` : STANDINGS_PATH;
-  const back = h('a.secondary.small', {
-    href: backPath, 'data-testid': code ? 'back-to-history' : 'back-to-standings',
-    onclick: (e) => { e.preventDefault(); view.player?.stop(); actions.navigate(backPath); },
-  }, t(code ? 'history' : 'standings'));
+  const back = html`<a class="secondary small" href=${backPath} data-testid=${code ? 'back-to-history' : 'back-to-standings'}
+    @click=${(e) => { e.preventDefault(); view.player?.stop(); actions.navigate(backPath); }}>${t(code ? 'history' : 'standings')}</a>`;
   const game = view.data?.game;
-  const head = h('div.page-head', {},
-    h('h1', {}, t('replay_title', { n: game ? game.number : '' }), code ? [' ', h('span.room-code', { dir: 'ltr' }, code)] : null),
-    game ? h('time.hint.on-felt', { datetime: game.finished_at ?? game.created_at, 'data-testid': 'replay-date' }, formatDate(game.finished_at ?? game.created_at)) : null,
-    h('span.spacer'),
-    back);
+  const when = game ? game.finished_at ?? game.created_at : null;
+  const head = html`<div class="page-head"><h1>${t('replay_title', { n: game ? game.number : '' })}${code
+    ? html` <span class="room-code" dir="ltr">${code}</span>` : nothing}</h1>${game ? html`<time class="hint on-felt"
+    datetime=${when} data-testid="replay-date">${formatDate(when)}</time>` : nothing}<span class="spacer"></span>${back}</div>`;
   if (view.error || !view.player) {
-    mount(container, h('div.replay', { 'data-testid': 'replay' }, head,
-      view.error ? h('section.panel', {}, h('p.error', { role: 'alert' }, view.error)) : h('p.loading', { role: 'status' }, t('loading'))));
-    return;
+    return html`<div class="replay" data-testid="replay">${head}${view.error
+      ? html`<section class="panel"><p class="error" role="alert">${view.error}</p></section>`
+      : html`<p class="loading" role="status">${t('loading')}</p>`}</div>`;
   }
   const player = view.player;
   const frame = player.frame;
-  const focusKey = document.activeElement?.dataset?.key;
-  mount(container, h('div.replay', {
-    'data-testid': 'replay',
-    dataset: { index: String(player.index), round: String(frame.round), kind: frame.kind, phase: frame.phase, playing: player.playing ? '1' : '0' },
-  },
-  head,
-  h('div.round-bar', {},
-    h('span.round', {}, t('round', { round: frame.round, rounds: 11 })),
-    h('span.cards-dealt', {}, t('cards_dealt', { n: frame.cards_dealt })),
-    h('span.wild-pill', {}, t('wild', { rank: num(frame.wild_rank) })),
-    h('span.spacer'),
-    h('span.rp-step', { 'data-testid': 'replay-step' }, t('step_of', { i: player.index + 1, n: player.last + 1 }))),
-  roundJumps(player),
-  controls(player),
-  banner(frame),
-  h('div.rp-body', {},
-    h('div.rp-main', {},
-      h('div.felt.rp-felt', {},
-        framePiles(frame),
-        h('p.status', { 'data-testid': 'replay-action', 'aria-live': 'polite' }, describe(frame))),
-      h('ul.rp-hands', { 'aria-label': t('rp_hands'), class: frame.hands.length > 3 ? 'many' : '' },
-        frame.hands.map((hand) => handView(frame, hand))),
-      TOUCH.matches ? null : h('p.hint.on-felt.rp-keys', {}, t('rp_keys'))), // a phone: no keys to mention
-    h('aside.rp-side', {},
-      frame.scores.length ? h('section.panel.rp-sheet', {}, scoreTable(frame)) : null))));
-  spreadHands(container);
-  if (focusKey) container.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
+  const parts = view.parts;
+  return html`<div class="replay" data-testid="replay" data-index=${String(player.index)} data-round=${String(frame.round)}
+    data-kind=${frame.kind} data-phase=${frame.phase} data-playing=${player.playing ? '1' : '0'}>${head}<div class="round-bar"><span
+    class="round">${t('round', { round: frame.round, rounds: 11 })}</span><span class="cards-dealt">${t('cards_dealt', { n: frame.cards_dealt })
+    }</span><span class="wild-pill">${t('wild', { rank: num(frame.wild_rank) })}</span><span class="spacer"></span><span class="rp-step"
+    data-testid="replay-step">${t('step_of', { i: player.index + 1, n: player.last + 1 })}</span></div>${roundJumps(player)}${
+    controls(player, parts)}${kept(parts, 'banner', player.index, () => banner(frame))}<div class="rp-body"><div class="rp-main"><div
+    class="felt rp-felt">${kept(parts, 'piles', player.index, () => framePiles(frame))}<p class="status" data-testid="replay-action"
+    aria-live="polite">${describe(frame)}</p></div><ul class=${frame.hands.length > 3 ? 'rp-hands many' : 'rp-hands'}
+    aria-label=${t('rp_hands')}>${kept(parts, 'hands', player.index, () => frame.hands.map((hand) => handView(frame, hand)))}</ul>${
+    TOUCH.matches ? nothing : html`<p class="hint on-felt rp-keys">${t('rp_keys')}</p>`}</div><aside class="rp-side">${
+    frame.scores.length ? html`<section class="panel rp-sheet">${kept(parts, 'sheet', frame.scores, () => scoreTable(frame))}</section>`
+      : nothing}</aside></div></div>`;
+}
+
+function renderReplay(root, ctx, actions) {
+  const { gameId } = ctx.route;
+  view.target = { root, ctx, actions };
+  if (view.gameId !== gameId) {
+    view.player?.stop();
+    Object.assign(view, { gameId, data: null, error: null, player: null, roundInfo: new Map(), parts: new Map() });
+    load(ctx, gameId, actions);
+  }
+  render(replayTemplate(ctx, actions), root);
+  if (view.player) spreadHands(root);
 }
 
 /** Each hand's cards side by side where its row has room for them, overlapping only where it has not (the
@@ -275,16 +258,18 @@ function onKey(event) {
 
 /** The replay view: ``render(ctx)`` on every change; ``stop()`` ends its playback and key listener. */
 export function createReplayView(container, actions) {
+  const root = document.createElement('div');
+  container.replaceChildren(root);
   document.addEventListener('keydown', onKey);
-  const refit = () => spreadHands(container);
+  const refit = () => spreadHands(root);
   window.addEventListener('resize', refit);
   return {
-    render: (ctx) => renderReplay(container, ctx, actions),
+    render: (ctx) => renderReplay(root, ctx, actions),
     stop() {
       document.removeEventListener('keydown', onKey);
       window.removeEventListener('resize', refit);
       view.player?.stop();
-      Object.assign(view, { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null });
+      Object.assign(view, { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null, parts: new Map() });
     },
   };
 }

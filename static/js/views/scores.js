@@ -1,10 +1,14 @@
 // Round-end reveal, the score sheet (rounds x players, totals, leader) and the game's end with a rematch.
+// The dialog is made once when it opens; what it shows is a lit-html template drawn on every change (people
+// pressing Continue, the countdown): the button that has the keyboard and the reader's place stay as they are.
 import { h, mount } from '../dom.js';
+import { html, kept, nothing, render } from '../html.js';
 import { t } from '../i18n.js';
 import { pauseLeft, pausing } from '../pause.js';
-import { avatarEl } from '../avatars.js';
+import { avatarEl, nameTemplate } from '../avatars.js';
 import { playerLink, standingsLink } from './standings-links.js';
-import { historyLink, meldGroups, nameLabel, scoreSheet, sheetBox, seatName as nameAmong, winnersLine } from './widgets.js';
+import { historyLink, meldGroups, scoreSheet, sheetBox, seatName as nameAmong, winnersLine } from './widgets.js';
+import '../i18n-standings.js';
 
 const seatName = (ctx, seat) => nameAmong(ctx.room.seats, seat);
 
@@ -39,32 +43,28 @@ function roundReveal(ctx, result, heading) {
 function readyList(ctx) {
   const ready = new Set(ctx.room.continued ?? []);
   const people = ctx.room.seats.filter((s) => !s.bot && !s.program && (s.connected || ready.has(s.seat)));
-  return h('ul.ready-list', { 'aria-label': t('break_players'), 'data-testid': 'ready-list' }, people.map((s) => {
+  return html`<ul class="ready-list" aria-label=${t('break_players')} data-testid="ready-list">${people.map((s) => {
     const isReady = ready.has(s.seat);
-    return h('li', { class: isReady ? 'ready' : 'waiting', 'data-testid': `ready-${s.seat}`, 'data-ready': isReady ? '1' : '0' },
-      h('span.mark', { 'aria-hidden': 'true' }, isReady ? '✓' : '○'),
-      nameLabel(s),
-      h('span.state', {}, isReady ? t('break_ready') : t('break_waiting')));
-  }));
+    return html`<li class=${isReady ? 'ready' : 'waiting'} data-testid=${`ready-${s.seat}`} data-ready=${isReady ? '1' : '0'}><span
+      class="mark" aria-hidden="true">${isReady ? '✓' : '○'}</span>${nameTemplate(s)}<span class="state">${
+      isReady ? t('break_ready') : t('break_waiting')}</span></li>`;
+  })}</ul>`;
 }
 
-/** The countdown to the next round, under the dialog's title (``pauseTick`` in app.js counts it down). */
+/** The countdown to the next round, under the dialog's title (app.js draws the page again each second). */
 function pauseCountdown(ctx) {
-  return h('p.pause-countdown', { role: 'timer', 'data-testid': 'pause-left', 'data-pause-left': '' },
-    t('break_next_in', { n: pauseLeft(ctx.pause) }));
+  return html`<p class="pause-countdown" role="timer" data-testid="pause-left">${t('break_next_in', { n: pauseLeft(ctx.pause) })}</p>`;
 }
 
 /** Who has read the results, and what pressing Continue did; kept in view under the long reveal. */
 function pauseFoot(ctx, buttons) {
-  return h('div.pause-foot', { 'data-testid': 'pause' },
-    readyList(ctx),
-    ctx.pause.sent ? h('p.hint.pause-note', { role: 'status' }, t('break_you_ready')) : null,
-    buttons);
+  return html`<div class="pause-foot" data-testid="pause">${readyList(ctx)}${ctx.pause.sent
+    ? html`<p class="hint pause-note" role="status">${t('break_you_ready')}</p>` : nothing}${buttons}</div>`;
 }
 
 /**
  * Give the keyboard back to ``el`` (what had it before a dialog opened) if it is still on the page, or to
- * the element drawn again in its place (same ``data-key``); false when neither is there.
+ * the element drawn in its place (same ``data-key``); false when neither is there.
  */
 function giveFocusBack(el) {
   if (!el || el === document.body) return false;
@@ -75,65 +75,43 @@ function giveFocusBack(el) {
 }
 
 /**
- * The dialog: a native modal <dialog> (the page behind it is inert, so Tab stays inside; Escape closes it
- * through ``actions.closeOverlay``); on close the keyboard goes back where it was. Returns the dialog.
+ * The dialog, made once: a native modal <dialog> (the page behind it is inert, so Tab stays inside; Escape
+ * closes it through ``actions.closeOverlay``); on close the keyboard goes back where it was.
  */
-function showDialog(container, children, focusFirst, actions) {
-  let dialog = container.querySelector('dialog');
-  const fresh = !dialog;
-  if (fresh) {
-    dialog = h('dialog.dialog', { 'aria-labelledby': 'dialog-title' });
-    dialog.returnTo = document.activeElement;
-    dialog.addEventListener('cancel', (event) => {
-      event.preventDefault(); // the page's state says when it closes
-      if (dialog.isConnected) actions.closeOverlay();
-    });
-    // The page behind is inert, but Tab past the last control would leave for the browser's own bar: wrap.
-    dialog.addEventListener('keydown', (event) => {
-      if (event.key !== 'Tab') return;
-      const stops = [...dialog.querySelectorAll('button, a[href], input, select, textarea, [tabindex]:not([tabindex="-1"])')]
-        .filter((el) => !el.disabled && el.getClientRects().length);
-      if (!stops.length) return;
-      const edge = event.shiftKey ? stops[0] : stops[stops.length - 1];
-      if (document.activeElement === edge || !dialog.contains(document.activeElement)) {
-        event.preventDefault();
-        (event.shiftKey ? stops[stops.length - 1] : stops[0]).focus();
-      }
-    });
-    dialog.addEventListener('click', (event) => {
-      if (event.target !== dialog) return;
-      const box = dialog.getBoundingClientRect();
-      const inside = event.clientX >= box.left && event.clientX <= box.right && event.clientY >= box.top && event.clientY <= box.bottom;
-      if (!inside) actions.closeOverlay(); // a click on the backdrop
-    });
-    mount(container, dialog);
-  }
-  const focusedKey = dialog.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
-  mount(dialog, children);
-  if (fresh) {
-    dialog.showModal();
-    focusFirst.focus({ preventScroll: true });
-  } else if (!dialog.contains(document.activeElement)) { // what had the keyboard was drawn again
-    (focusedKey && dialog.querySelector(`[data-testid="${CSS.escape(focusedKey)}"]`) || focusFirst).focus({ preventScroll: true });
-  }
+function makeDialog(container, actions) {
+  const dialog = h('dialog.dialog', { 'aria-labelledby': 'dialog-title' });
+  dialog.returnTo = document.activeElement;
+  dialog.parts = new Map(); // its parts drawn with h() (the sheet, the reveal), kept while the same
+  dialog.addEventListener('cancel', (event) => {
+    event.preventDefault(); // the page's state says when it closes
+    if (dialog.isConnected) actions.closeOverlay();
+  });
+  // The page behind is inert, but Tab past the last control would leave for the browser's own bar: wrap.
+  dialog.addEventListener('keydown', (event) => {
+    if (event.key !== 'Tab') return;
+    const stops = [...dialog.querySelectorAll('button, a[href], input, select, textarea, [tabindex]:not([tabindex="-1"])')]
+      .filter((el) => !el.disabled && el.getClientRects().length);
+    if (!stops.length) return;
+    const edge = event.shiftKey ? stops[0] : stops[stops.length - 1];
+    if (document.activeElement === edge || !dialog.contains(document.activeElement)) {
+      event.preventDefault();
+      (event.shiftKey ? stops[stops.length - 1] : stops[0]).focus();
+    }
+  });
+  dialog.addEventListener('click', (event) => {
+    if (event.target !== dialog) return;
+    const box = dialog.getBoundingClientRect();
+    const inside = event.clientX >= box.left && event.clientX <= box.right && event.clientY >= box.top && event.clientY <= box.bottom;
+    if (!inside) actions.closeOverlay(); // a click on the backdrop
+  });
+  mount(container, dialog);
   return dialog;
 }
 
-export function renderOverlay(container, ctx, actions) {
+function dialogTemplate(ctx, actions, parts) {
   const overlay = ctx.overlay;
   const game = ctx.game;
-  if (!overlay || !game) {
-    delete container.dataset.shown;
-    const dialog = container.querySelector('dialog');
-    mount(container);
-    return dialog ? giveFocusBack(dialog.returnTo) : false;
-  }
-  // Moves keep coming while the dialog is open: redraw it only when what it shows has changed.
   const paused = pausing(ctx) && overlay.kind === 'round' && !!ctx.room.break_until;
-  const shown = JSON.stringify([overlay, game.results.length, ctx.room.status, ctx.isHost, document.documentElement.lang,
-    paused && [ctx.pause.key, ctx.pause.sent, ctx.room.continued, ctx.room.seats.map((s) => s.connected)]]);
-  if (container.dataset.shown === shown) return false;
-  container.dataset.shown = shown;
   const over = game.phase === 'game_over';
   // A view carries the revealed hands of the last finished round only (older ones: the history API).
   const last = game.last_result;
@@ -142,28 +120,44 @@ export function renderOverlay(container, ctx, actions) {
     : result ? t('round_over', { n: result.round }) : t('score_sheet');
   // During the pause Continue says "I have read them" and the results stay up until the next round starts.
   const waiting = paused && ctx.pause.sent;
-  const close = h(waiting ? 'button.secondary' : 'button.primary', {
-    type: 'button', 'data-testid': 'continue',
-    onclick: () => (paused && !waiting && ctx.seat !== null ? actions.continueRound() : actions.closeOverlay()),
-  }, over || !result || waiting ? t('close') : t('continue'));
-  const rematch = over && ctx.room.status === 'finished'
+  const close = html`<button type="button" class=${waiting ? 'secondary' : 'primary'} data-testid="continue"
+    @click=${() => (paused && !waiting && ctx.seat !== null ? actions.continueRound() : actions.closeOverlay())}
+    >${over || !result || waiting ? t('close') : t('continue')}</button>`;
+  const finished = over && ctx.room.status === 'finished';
+  const rematch = finished
     ? ctx.isHost
-      ? h('button.primary.big', { type: 'button', 'data-testid': 'rematch', onclick: () => actions.send({ type: 'rematch' }) }, t('rematch'))
-      : h('p.notice', {}, t('waiting_rematch'))
-    : null;
-  const buttons = h('div.row.end', {}, over ? historyLink(ctx.room.code, actions, 'a.secondary') : null,
-    over ? standingsLink(actions, 'a.secondary') : null, rematch, close);
-  const scrolled = container.querySelector('dialog')?.scrollTop ?? 0;
-  const dialog = showDialog(container, [
-    h('h2', { id: 'dialog-title' }, title),
-    paused ? pauseCountdown(ctx) : null,
-    over ? h('p.winner', { 'data-testid': 'winner' }, h('span.crown', { 'aria-hidden': 'true' }, '♛ '), winnersLine((game.winners ?? []).map((s) => seatName(ctx, s)))) : null,
+      ? html`<button type="button" class="primary big" data-testid="rematch" @click=${() => actions.send({ type: 'rematch' })}
+        >${t('rematch')}</button>`
+      : html`<p class="notice">${t('waiting_rematch')}</p>`
+    : nothing;
+  const links = over ? kept(parts, 'links', ctx.room.code, () => [historyLink(ctx.room.code, actions, 'a.secondary'),
+    standingsLink(actions, 'a.secondary')]) : nothing;
+  const buttons = html`<div class="row end">${links}${rematch}${close}</div>`;
+  const seats = ctx.room.seats.map((s) => [s.seat, s.name, s.bot, s.program, s.avatar]); // not who is here
+  const sheet = kept(parts, 'sheet', [game.scores, game.totals, game.results, game.phase, seats],
+    () => sheetBox(liveScoreSheet(ctx, actions)));
+  const reveal = result ? kept(parts, 'reveal', [result, over, seats], () => roundReveal(ctx, result, over)) : nothing;
+  return html`<h2 id="dialog-title">${title}</h2>${paused ? pauseCountdown(ctx) : nothing}${over
+    ? html`<p class="winner" data-testid="winner"><span class="crown" aria-hidden="true">♛ </span>${
+      winnersLine((game.winners ?? []).map((s) => seatName(ctx, s)))}</p>` : nothing}${
     // At the end the totals come first; after a round, the hands that made its scores.
-    over ? sheetBox(liveScoreSheet(ctx, actions)) : null,
-    result ? roundReveal(ctx, result, over) : null,
-    over ? null : sheetBox(liveScoreSheet(ctx, actions)),
-    paused ? pauseFoot(ctx, buttons) : buttons,
-  ], rematch?.tagName === 'BUTTON' ? rematch : close, actions);
-  dialog.scrollTop = scrolled; // drawn again as people press Continue: keep the reader's place
+    over ? sheet : nothing}${reveal}${over ? nothing : sheet}${paused ? pauseFoot(ctx, buttons) : buttons}`;
+}
+
+/** Draw the overlay the state asks for into ``container`` (nothing: closed, the keyboard given back). */
+export function renderOverlay(container, ctx, actions) {
+  let dialog = container.querySelector('dialog');
+  if (!ctx.overlay || !ctx.game) {
+    if (!dialog) return false;
+    mount(container);
+    return giveFocusBack(dialog.returnTo);
+  }
+  const fresh = !dialog;
+  if (fresh) dialog = makeDialog(container, actions);
+  render(dialogTemplate(ctx, actions, dialog.parts), dialog);
+  if (fresh) {
+    dialog.showModal();
+    (dialog.querySelector('[data-testid=rematch]') ?? dialog.querySelector('[data-testid=continue]')).focus({ preventScroll: true });
+  }
   return false;
 }

@@ -29,7 +29,12 @@ export function settingsButton(changed) {
   }, h('span', { 'aria-hidden': 'true' }, '⚙'));
 }
 
+/** The dialog, once its strings (i18n-looks.js: not needed before the gear is pressed) have loaded. */
 export function openSettings(changed) {
+  import('../i18n-looks.js').then(() => drawSettings(changed), () => {});
+}
+
+function drawSettings(changed) {
   close?.();
   const rows = SWITCHES.map(({ key, on, set }) => h('label.setting', {},
     h('input.switch', {

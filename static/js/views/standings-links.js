@@ -2,6 +2,7 @@
 // loading the standings view itself; and a finished game's replay by its id alone.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
+import '../i18n-standings.js';
 
 export const STANDINGS_PATH = '/standings';
 

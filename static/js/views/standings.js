@@ -7,6 +7,7 @@ import { num, t } from '../i18n.js';
 import { decimal, percent } from '../figures.js';
 import { formatDate } from './history.js';
 import { STANDINGS_PATH, gamePath, pageLink, playerLink, playerPath } from './standings-links.js';
+import '../i18n-standings.js';
 
 export const PAGE_SIZE = 10;
 // The boards, each with its REST query: players by a figure, or games by their final total.

@@ -1,18 +1,22 @@
-// The table in play: players, round and wild rank, stock and discard, whose turn, and your hand.
-import { cardEl, cardShort } from '../cards.js';
-import { h, mount } from '../dom.js';
+// The table in play: players, round and wild rank, stock and discard, whose turn, and your hand. One lit-html
+// template drawn on every change of the state: only what changed is touched, the players, the feed and the
+// hand's cards are kept by key, so the keyboard, an open box and an animation survive a move elsewhere.
+import { cardEl, cardLabel, cardShort } from '../cards.js';
+import { cardTemplate } from '../card-template.js';
+import { h } from '../dom.js';
+import { html, kept, live, nothing, render, repeat } from '../html.js';
 import { cardCount, num, t } from '../i18n.js';
 import { pausing } from '../pause.js';
-import { confirmDiscardsOn, groupingOn, setConfirmDiscards, setGrouping } from '../storage.js';
-import { fitHand, mountHand, sortHand } from './hand.js';
+import { confirmDiscardsOn, groupingOn } from '../storage.js';
+import { fitHand, handTemplate, sortedHand } from './hand.js';
 import { optionRows } from './options.js';
 import { gameOverPanel, hostBox } from './host.js';
 import { tableActions } from './leave.js';
 import { askPanel, seatRequestControls } from './seatask.js';
 import { turnStrip } from './turnstrip.js';
-import { coachBar, coachFollow, coachKey, markCoachTarget } from './coach.js';
-import { meldGroups, nameLabel, piles, seatName as nameAmong, winnersLine } from './widgets.js';
-import { avatarEl } from '../avatars.js';
+import { coachBar, coachTarget } from './coach.js';
+import { meldGroups, seatName as nameAmong, winnersLine } from './widgets.js';
+import { avatarTemplate, nameTemplate } from '../avatars.js';
 
 const TOUCH = window.matchMedia('(hover: none), (pointer: coarse)'); // a phone: no keys to mention
 const seatName = (ctx, seat) => nameAmong(ctx.room.seats, seat);
@@ -23,57 +27,43 @@ const isOffline = (ctx) => ctx.conn !== 'online';
 const LOW_SECONDS = 10;
 
 /**
- * The turn timer: the server sends its deadline and its own time; count down on this device's clock. Below
- * LOW_SECONDS the pill turns red (it pulses unless reduced motion is asked for) and, on your own turn, the
- * time left is announced once in ``region`` (a polite live region that outlives the redraws).
+ * The turn timer: the server sends its deadline and its own time; count down on this device's clock (the view
+ * is drawn again every second while a deadline runs). Below LOW_SECONDS the pill turns red (it pulses unless
+ * reduced motion is asked for) and, on your own turn, the time left is announced once (a polite live region).
  */
 class Countdown {
-  constructor() {
+  constructor(onTick) {
     this.key = null;
     this.deadline = null;
     this.mine = false;
-    this.warned = false;
-    this.region = null;
-    this.interval = setInterval(() => this.tick(), 1000);
+    this.warning = '';
+    this.interval = setInterval(onTick, 1000);
   }
 
   secondsLeft() {
     return this.deadline === null ? null : Math.max(0, Math.ceil((this.deadline - Date.now()) / 1000));
   }
 
-  /** The countdown pill for ``room``'s deadline (null without one); ``mine``: it is this player's turn. */
-  pill(room, mine) {
+  /** Follow ``room``'s deadline (``mine``: it is this player's turn); a new turn starts without a warning. */
+  follow(room, mine) {
     const key = room.turn_deadline && room.server_time ? `${room.turn_deadline}|${room.server_time}` : null;
     if (key !== this.key || mine !== this.mine) {
       this.key = key;
       this.mine = mine;
       this.deadline = key ? Date.now() + Date.parse(room.turn_deadline) - Date.parse(room.server_time) : null;
-      this.warned = false;
-      if (this.region) this.region.textContent = '';
+      this.warning = '';
     }
     const left = this.secondsLeft();
-    if (left === null) return null;
-    this.warn(left);
-    return h('span.tag.countdown', { 'data-testid': 'countdown', role: 'timer', class: left <= LOW_SECONDS ? 'low' : '' },
-      t('seconds_left', { n: left }));
+    // Said once per turn, on your own turn, that time is running out.
+    if (this.mine && !this.warning && left !== null && left <= LOW_SECONDS && left > 0) this.warning = t('timer_low', { n: left });
   }
 
-  /** Say once per turn, on your own turn, that time is running out. */
-  warn(left) {
-    if (!this.mine || this.warned || left > LOW_SECONDS || left === 0 || !this.region) return;
-    this.warned = true;
-    this.region.textContent = t('timer_low', { n: left });
-  }
-
-  tick() {
-    tickAway();
+  /** The countdown pill (nothing without a deadline). */
+  pill() {
     const left = this.secondsLeft();
-    if (left === null) return;
-    for (const el of document.querySelectorAll('.countdown')) {
-      el.textContent = t('seconds_left', { n: left });
-      el.classList.toggle('low', left <= LOW_SECONDS);
-    }
-    this.warn(left);
+    if (left === null) return nothing;
+    return html`<span class=${left <= LOW_SECONDS ? 'tag countdown low' : 'tag countdown'} data-testid="countdown"
+      role="timer">${t('seconds_left', { n: left })}</span>`;
   }
 
   stop() {
@@ -89,53 +79,44 @@ function awayText(name, at) {
   return left > 0 ? t('away_countdown', { name: isolated, n: left }) : t('away_auto', { name: isolated });
 }
 
-/** Every second: the away lines count down (their deadline is on the element, on this device's clock). */
-function tickAway() {
-  for (const el of document.querySelectorAll('.away-line[data-at]')) {
-    el.textContent = awayText(el.dataset.name, Number(el.dataset.at));
-  }
-}
-
 /** The people who dropped during a game, told to everyone: who, and when the table plays for them (the
- * server's ``auto_at``, counted on this device's clock like the turn timer), or that it does. */
-function awayLines(ctx) {
+ * server's ``auto_at``, put on this device's clock when it first comes, like the turn timer's deadline: the
+ * view keeps it in ``parts``), or that it does. */
+function awayLines(ctx, parts) {
   const room = ctx.room;
-  if (isOffline(ctx) || ctx.game.phase === 'game_over') return null;
+  if (isOffline(ctx) || ctx.game.phase === 'game_over') return nothing;
   const away = room.seats.filter((s) => !s.bot && s.seat !== ctx.seat && (s.auto || s.auto_at));
-  if (!away.length) return null;
-  return h('ul.away', { 'data-testid': 'away', role: 'status' }, away.map((s) => {
-    const at = s.auto_at && room.server_time ? Date.now() + Date.parse(s.auto_at) - Date.parse(room.server_time) : null;
-    return h('li.away-line', {
-      'data-testid': `away-${s.seat}`, 'data-name': s.name, 'data-at': at === null ? null : String(at),
-    }, awayText(s.name, at));
-  }));
+  if (!away.length) return nothing;
+  const deadline = (s) => {
+    if (!s.auto_at || !room.server_time) return null;
+    const kept = parts.get(`away-${s.seat}`);
+    if (kept?.autoAt === s.auto_at) return kept.at;
+    const at = Date.now() + Date.parse(s.auto_at) - Date.parse(room.server_time);
+    parts.set(`away-${s.seat}`, { autoAt: s.auto_at, at });
+    return at;
+  };
+  return html`<ul class="away" data-testid="away" role="status">${repeat(away, (s) => s.seat,
+    (s) => html`<li class="away-line" data-testid=${`away-${s.seat}`}>${awayText(s.name, deadline(s))}</li>`)}</ul>`;
 }
 
-function playerChip(ctx, player, actions, timer) {
+function playerChip(ctx, player, actions, timer, parts) {
   const game = ctx.game;
   const info = ctx.room.seats.find((s) => s.seat === player.seat) ?? { name: `#${player.seat + 1}`, connected: false };
   const isTurn = game.turn === player.seat && game.phase !== 'game_over';
   // Offline we cannot know who is here: the dots go grey rather than stay green.
   const presence = isOffline(ctx) ? 'unknown' : info.connected ? 'online' : 'offline';
-  return h('li.player', {
-    'data-testid': `player-${player.seat}`,
-    class: [isTurn ? 'turn' : '', player.seat === ctx.seat ? 'you' : '', game.went_out === player.seat ? 'out' : ''].join(' '),
-    'aria-current': isTurn ? 'true' : null,
-  },
-  h('span.presence', { class: presence, role: 'img', 'aria-label': t(presence) }),
-  avatarEl(info),
-  nameLabel(info),
-  game.dealer === player.seat ? h('span.dealer', { title: t('dealer'), 'aria-label': t('dealer') }, t('dealer_short')) : null,
-  game.went_out === player.seat ? h('span.tag.gold', {}, t('went_out_mark')) : null,
-  info.auto ? h('span.tag', { 'data-testid': `auto-${player.seat}`, title: t('auto_seat_title') }, t('auto_seat')) : null,
-  isTurn && !isOffline(ctx) && !pausing(ctx) ? timer.pill(ctx.room, player.seat === ctx.seat) : null,
-  seatRequestControls(ctx, info, actions),
-  h('span.stats', {},
-    h('span.count', { 'aria-label': cardCount(player.card_count) },
-      h('span.mini-back', { 'aria-hidden': 'true' }), num(player.card_count)),
-    h('span.total', {}, t('points', { n: player.total }))));
+  const classes = ['player', isTurn ? 'turn' : '', player.seat === ctx.seat ? 'you' : '', game.went_out === player.seat ? 'out' : ''].filter(Boolean);
+  return html`<li class=${classes.join(' ')} data-testid=${`player-${player.seat}`} aria-current=${isTurn ? 'true' : nothing}
+    ><span class=${`presence ${presence}`} role="img" aria-label=${t(presence)}></span>${avatarTemplate(info)}${nameTemplate(info)}${
+    game.dealer === player.seat ? html`<span class="dealer" title=${t('dealer')} aria-label=${t('dealer')}>${t('dealer_short')}</span>` : nothing}${
+    game.went_out === player.seat ? html`<span class="tag gold">${t('went_out_mark')}</span>` : nothing}${
+    info.auto ? html`<span class="tag" data-testid=${`auto-${player.seat}`} title=${t('auto_seat_title')}>${t('auto_seat')}</span>` : nothing}${
+    isTurn && !isOffline(ctx) && !pausing(ctx) ? timer.pill() : nothing}${
+    kept(parts, `request-${player.seat}`, [info, ctx.isHost, ctx.requestedSeat, ctx.seat, ctx.conn, ctx.asking],
+      () => seatRequestControls(ctx, info, actions))}<span class="stats"><span class="count"
+    aria-label=${cardCount(player.card_count)}><span class="mini-back" aria-hidden="true"></span>${num(player.card_count)}</span><span
+    class="total">${t('points', { n: player.total })}</span></span></li>`;
 }
-
 function statusLine(ctx) {
   const game = ctx.game;
   if (game.phase === 'game_over') return `${t('game_over')}: ${winnersLine((game.winners ?? []).map((s) => seatName(ctx, s)))}`;
@@ -167,35 +148,51 @@ function blocked(ctx, actions) {
   if (isOffline(ctx) && ctx.game.turn === ctx.seat) actions.toast(t('offline_move'));
 }
 
-function tablePiles(ctx, actions) {
+/** The stock and the discard pile, to draw from (the replay and the walkthrough draw widgets.js's piles). */
+function tablePiles(ctx, actions, coached) {
   const game = ctx.game;
   const legal = new Set(game.legal ?? []);
   const busy = !!ctx.pending || isOffline(ctx) || pausing(ctx); // the round starts when the pause ends
-  return piles(game, {
-    canStock: legal.has('draw_stock') && !busy,
-    canDiscard: legal.has('draw_discard') && !busy,
-    onStock: () => actions.play({ type: 'draw', source: 'stock' }),
-    onDiscard: () => actions.play({ type: 'draw', source: 'discard' }),
-    onBlocked: () => blocked(ctx, actions),
+  const pile = (can, move) => ({
+    ready: can, onclick: () => (can ? actions.play({ type: 'draw', source: move }) : blocked(ctx, actions)),
   });
+  const stock = pile(legal.has('draw_stock') && !busy, 'stock');
+  const discard = pile(legal.has('draw_discard') && !busy, 'discard');
+  const mark = (name, can) => [can ? 'ready' : '', coached === name ? 'coach-target' : ''].filter(Boolean).join(' ');
+  const top = game.discard_top;
+  const discardCard = top
+    ? cardTemplate(top, {
+      button: true, wildRank: game.wild_rank, extraClass: [game.thrown ? 'just-thrown' : '', mark('discard', discard.ready)].filter(Boolean).join(' ') || null,
+      label: t('discard_label', { card: cardLabel(top, game.wild_rank) }), testid: 'discard', key: 'discard',
+      disabled: !discard.ready, onclick: discard.onclick,
+    })
+    : html`<button type="button" class=${`card empty ${mark('discard', discard.ready)}`} aria-label=${t('discard_empty')}
+      data-key="discard" data-testid="discard" aria-disabled=${discard.ready ? nothing : 'true'} @click=${discard.onclick}></button>`;
+  // The word and the count on lines of their own: a dot between them reads as a zero in Persian.
+  return html`<div class="piles"><div class="pile"><button type="button" class=${`card back ${mark('stock', stock.ready)}`}
+    data-key="stock" data-testid="stock" aria-label=${t('stock_label', { n: game.stock_count })}
+    aria-disabled=${stock.ready ? nothing : 'true'} @click=${stock.onclick}></button><span class="pile-label"
+    data-testid="stock-label"><span class="pile-name">${t('stock')}</span><span class="pile-count">${t('left', { n: game.stock_count })
+    }</span></span></div><div class="pile">${discardCard}<span class="pile-label" data-testid="discard-label"><span
+    class="pile-name">${t('discard_pile')}</span><span class="pile-count">${cardCount(game.discard_count)}</span></span></div></div>`;
 }
 
-/** Every move of this round seen here, folded away under the last two (opened: kept open as moves come). */
-function roundFeed(ctx) {
+/** Every move of this round seen here, folded away under the last two (opened: kept open as moves come, and
+ * scrolled to the newest when opened). */
+function roundFeed(ctx, actions) {
   const moves = ctx.roundFeed ?? [];
-  if (moves.length <= 2) return null;
-  const box = h('details.round-feed', { 'data-testid': 'round-feed', open: ctx.feedOpen },
-    h('summary', {}, t('round_moves', { n: moves.length })),
-    h('ol', {}, moves.map((e) => h('li', {}, feedLine(ctx, e)))));
-  box.addEventListener('toggle', () => {
-    ctx.feedOpen = box.open;
+  if (moves.length <= 2) return nothing;
+  const toggled = (event) => {
+    const box = event.currentTarget;
+    if (box.open === ctx.feedOpen) return;
+    actions.setFeedOpen(box.open);
     if (box.open) box.querySelector('ol').scrollTop = 1e6;
-  });
-  if (ctx.feedOpen) requestAnimationFrame(() => { box.querySelector('ol').scrollTop = 1e6; });
-  return box;
+  };
+  return html`<details class="round-feed" data-testid="round-feed" .open=${ctx.feedOpen} @toggle=${toggled}><summary
+    >${t('round_moves', { n: moves.length })}</summary><ol>${moves.map((e) => html`<li>${feedLine(ctx, e)}</li>`)}</ol></details>`;
 }
 
-function handPanel(ctx, actions) {
+function handPanel(ctx, actions, coached) {
   const game = ctx.game;
   const legal = new Set(game.legal ?? []);
   const grouped = groupingOn();
@@ -208,64 +205,28 @@ function handPanel(ctx, actions) {
   const confirming = confirmDiscardsOn();
   const selected = confirming && ctx.selected && game.hand.includes(ctx.selected) ? ctx.selected : null;
   const onPlay = (card) => {
-    if (!confirming || card === selected) { play(card); return; }
-    ctx.selected = card;
-    actions.rerender();
-    document.querySelector('[data-testid=confirm-discard]')?.focus();
+    if (!confirming || card === selected) play(card);
+    else actions.select(card);
   };
-  const confirmToggle = h('input.switch', {
-    type: 'checkbox', id: 'confirm-toggle', 'data-testid': 'confirm-toggle', 'data-key': 'confirm-toggle',
-    onchange: () => { setConfirmDiscards(confirmToggle.checked); ctx.selected = null; actions.rerender(); },
-  });
-  confirmToggle.checked = confirming;
   const confirmButton = selected && clickable(selected)
-    ? h('button.primary.small', { type: 'button', 'data-testid': 'confirm-discard', 'data-key': 'confirm-discard',
-      onclick: () => play(selected) },
-    t(ctx.goOut || goOutCards.has(selected) ? 'confirm_go_out' : 'confirm_discard', { card: cardShort(selected) }))
-    : null;
-
-  const toggle = h('input.switch', {
-    type: 'checkbox', id: 'group-toggle', 'data-testid': 'group-toggle', 'data-key': 'group-toggle',
-    onchange: () => { setGrouping(toggle.checked); actions.rerender(); },
-  });
-  toggle.checked = grouped;
+    ? html`<button type="button" class="primary small" data-testid="confirm-discard" data-key="confirm-discard"
+      @click=${() => play(selected)}>${t(ctx.goOut || goOutCards.has(selected) ? 'confirm_go_out' : 'confirm_discard', { card: cardShort(selected) })}</button>`
+    : nothing;
   const goOutButton = goOutCards.size && !ctx.pending
-    ? h('button.go-out', {
-      type: 'button', 'data-testid': 'go-out', 'data-key': 'go-out', 'aria-pressed': ctx.goOut ? 'true' : 'false',
-      onclick: () => actions.setGoOut(!ctx.goOut),
-    }, ctx.goOut ? t('cancel') : t('go_out'))
-    : null;
+    ? html`<button type="button" class="go-out" data-testid="go-out" data-key="go-out" aria-pressed=${ctx.goOut ? 'true' : 'false'}
+      @click=${() => actions.setGoOut(!ctx.goOut)}>${ctx.goOut ? t('cancel') : t('go_out')}</button>`
+    : nothing;
   // Where the host allows hints: the server's solver names the discard that leaves the fewest points.
   const hintButton = game.options?.hints && canDiscard && !ctx.goOut
-    ? h('button.secondary.small', {
-      type: 'button', 'data-testid': 'hint', 'data-key': 'hint', onclick: () => actions.askHint(),
-    }, t('hint'))
-    : null;
-
-  const sortButtons = h('span.sort', { role: 'group', 'aria-labelledby': 'sort-label' },
-    h('span.sort-label', { id: 'sort-label' }, t('sort')),
-    ['suit', 'rank'].map((by) => h('button.secondary.small', {
-      type: 'button', 'data-testid': `sort-${by}`, 'data-key': `sort-${by}`,
-      onclick: () => { sortHand(game.hand, by); actions.rerender(); },
-    }, t(`sort_${by}`))));
-
-  const slot = h('div.hand-slot');
-  const panel = h('section.hand-panel', { 'aria-labelledby': 'hand-title', class: ctx.goOut ? 'choosing' : '' },
-    h('div.hand-head', {},
-      h('h2.sr-only', { id: 'hand-title' }, t('your_hand')),
-      h('span.penalty', { 'data-testid': 'penalty' }, t('penalty', { n: game.arrangement?.penalty ?? 0 })),
-      h('label.toggle', { for: 'group-toggle' }, toggle, h('span', {}, t('group'))),
-      h('label.toggle', { for: 'confirm-toggle' }, confirmToggle, h('span', {}, t('confirm_discards'))),
-      sortButtons,
-      h('span.spacer'),
-      hintButton,
-      confirmButton,
-      goOutButton),
-    slot,
-    grouped ? null : h('p.hint.reorder', {}, t(TOUCH.matches ? 'reorder_hint_touch' : 'reorder_hint')));
-  // Mounted after the panel is in the page (fitting needs real widths): see renderTable.
-  panel.mountHand = () => mountHand(slot, game, {
+    ? html`<button type="button" class="secondary small" data-testid="hint" data-key="hint" @click=${() => actions.askHint()}
+      >${t('hint')}</button>`
+    : nothing;
+  const sortButtons = html`<span class="sort" role="group" aria-labelledby="sort-label"><span class="sort-label" id="sort-label"
+    >${t('sort')}</span>${['suit', 'rank'].map((by) => html`<button type="button" class="secondary small"
+    data-testid=${`sort-${by}`} data-key=${`sort-${by}`} @click=${() => actions.reorder(sortedHand(ctx.handOrder, game.hand, by))}>${t(`sort_${by}`)}</button>`)}</span>`;
+  const hand = handTemplate(game, {
     grouped,
+    order: ctx.handOrder,
     clickable,
     onPlay,
     onBlocked: () => blocked(ctx, actions),
@@ -273,37 +234,20 @@ function handPanel(ctx, actions) {
     dimOthers: ctx.goOut,
     hinted: ctx.hint?.card ?? null,
     selected,
-    onReorder: (focusKey) => {
-      actions.rerender();
-      if (focusKey) document.querySelector(`.hand [data-key="${focusKey}"]`)?.focus();
-    },
+    coached,
+    onReorder: (order, card) => actions.reorder(order, card),
   });
-  return panel;
+  return html`<section class=${ctx.goOut ? 'hand-panel choosing' : 'hand-panel'} aria-labelledby="hand-title"><div
+    class="hand-head"><h2 class="sr-only" id="hand-title">${t('your_hand')}</h2><span class="penalty" data-testid="penalty"
+    >${t('penalty', { n: game.arrangement?.penalty ?? 0 })}</span><label class="toggle" for="group-toggle"><input
+    class="switch" type="checkbox" id="group-toggle" data-testid="group-toggle" data-key="group-toggle" .checked=${live(grouped)}
+    @change=${(e) => actions.setGrouping(e.currentTarget.checked)}><span>${t('group')}</span></label><label class="toggle"
+    for="confirm-toggle"><input class="switch" type="checkbox" id="confirm-toggle" data-testid="confirm-toggle"
+    data-key="confirm-toggle" .checked=${live(confirming)} @change=${(e) => actions.setConfirmDiscards(e.currentTarget.checked)}
+    ><span>${t('confirm_discards')}</span></label>${sortButtons}<span class="spacer"></span>${hintButton}${confirmButton}${goOutButton
+    }</div><div class="hand-slot">${hand}</div>${grouped ? nothing
+    : html`<p class="hint reorder">${t(TOUCH.matches ? 'reorder_hint_touch' : 'reorder_hint')}</p>`}</section>`;
 }
-
-/**
- * One part of the table, drawn again only when what it shows has changed (its ``key``): a move elsewhere
- * leaves it alone, so its animation does not restart and focus or a drag inside it survives.
- */
-class Region {
-  constructor() {
-    this.el = h('div.region');
-    this.key = null;
-  }
-
-  update(key, build) {
-    if (key === this.key) return false;
-    this.key = key;
-    mount(this.el, build());
-    return true;
-  }
-
-  invalidate() {
-    this.key = null;
-  }
-}
-
-const REGIONS = ['players', 'ask', 'roundBar', 'strip', 'banner', 'away', 'laidDown', 'felt', 'coach', 'hand', 'spectators', 'host', 'leave', 'rules'];
 
 /** The melds of the player who went out, on the table for everyone during the final turns (RULES.md). */
 function laidDown(ctx) {
@@ -316,94 +260,84 @@ function laidDown(ctx) {
     laid.card ? h('p.laid-card', {}, t('went_out_with'), ' ', cardEl(laid.card, { small: true })) : null);
 }
 
-function renderTable(container, ctx, actions, timer, parts) {
+function tableTemplate(ctx, actions, timer, parts) {
   const game = ctx.game;
   const room = ctx.room;
   const myTurn = ctx.seat !== null && game.turn === ctx.seat;
-  const key = (...values) => JSON.stringify([document.documentElement.lang, ...values]);
-  if (!parts.root || !container.contains(parts.root)) {
-    for (const name of REGIONS) parts[name] = new Region();
-    timer.region = h('p.sr-only', { role: 'status', 'aria-live': 'polite', 'data-testid': 'timer-warning' });
-    parts.root = h('div.table', { 'data-testid': 'table' }, REGIONS.map((name) => parts[name].el), timer.region);
-    mount(container, parts.root);
-  }
-  parts.root.classList.toggle('offline', isOffline(ctx));
-  Object.assign(parts.root.dataset, {
-    conn: ctx.conn ?? '',
-    phase: game.phase, myTurn: myTurn ? '1' : '0', round: String(game.round), pending: ctx.pending ? '1' : '0',
-    version: String(ctx.version),
-  });
-  parts.players.update(
-    key(game.players, game.turn, game.phase, game.dealer, game.went_out, room.seats, room.host_seat,
-      room.turn_deadline, room.server_time, ctx.seat, ctx.isHost, isOffline(ctx), pausing(ctx), ctx.requestedSeat, ctx.asking),
-    () => h('ul.players', { 'aria-label': t('scores'), class: game.players.length > 4 ? 'many' : '' }, game.players.map((p) => playerChip(ctx, p, actions, timer))));
-  parts.ask.update(key(ctx.asking, ctx.seat, room.seats), () => askPanel(ctx, actions));
-  parts.roundBar.update(key(game.round, game.rounds, game.cards_dealt, game.wild_rank), () => h('div.round-bar', {},
-    h('span.round', {}, t('round', { round: game.round, rounds: game.rounds })),
-    h('span.cards-dealt', {}, t('cards_dealt', { n: game.cards_dealt })),
-    h('span.wild-pill', { 'data-testid': 'wild' }, t('wild', { rank: num(game.wild_rank) })),
-    h('span.spacer'),
-    h('button.secondary.small', { type: 'button', 'data-testid': 'scores', onclick: () => actions.showScores() }, t('scores'))));
-  parts.strip.update(
-    key(game.turn, game.phase, game.players.length, game.went_out, game.final_turns, room.seats, ctx.seat),
-    () => turnStrip(ctx));
-  const final = game.went_out !== null && game.phase !== 'game_over';
-  parts.banner.update(key(final, game.went_out, myTurn, final && seatName(ctx, game.went_out)), () => (final
-    ? h('p.banner', { role: 'status', 'data-testid': 'final-turns' },
-      game.went_out === ctx.seat ? t('you_went_out') : t('final_turns', { name: seatName(ctx, game.went_out) }),
-      myTurn ? ` ${t('last_turn')}` : '')
-    : null));
-  parts.away.update(
-    key(isOffline(ctx), game.phase === 'game_over', room.seats.map((s) => [s.seat, s.name, s.auto, s.auto_at ?? null])),
-    () => awayLines(ctx));
-  parts.laidDown.update(key(game.laid_down, game.wild_rank, room.seats), () => laidDown(ctx));
-  parts.felt.update(
-    key(game.stock_count, game.discard_top, game.discard_count, game.wild_rank, game.legal, !!ctx.pending, isOffline(ctx), pausing(ctx),
-      statusLine(ctx), myTurn, (ctx.feed ?? []).map((e) => feedLine(ctx, e)), ctx.feedOpen && ctx.roundFeed?.length,
-      ctx.roundFeed?.length > 2),
-    () => h('div.felt', {}, tablePiles(ctx, actions),
-      h('p.status', { 'data-testid': 'status', class: myTurn ? 'mine' : '', 'aria-live': 'polite' }, statusLine(ctx)),
-      ctx.feed?.length ? h('ul.feed', { 'data-testid': 'feed' }, ctx.feed.map((e) => h('li', {}, feedLine(ctx, e)))) : null,
-      roundFeed(ctx)));
   const over = game.phase === 'game_over';
   const showHand = ctx.seat !== null && game.hand && !over;
-  let panel = null;
-  const drawn = parts.hand.update(
-    key(showHand, game.hand, game.arrangement, game.drawn, game.legal, game.can_go_out, game.wild_rank, !!ctx.pending, isOffline(ctx),
-      ctx.goOut, groupingOn(), ctx.hint?.card, ctx.selected, confirmDiscardsOn(),
-      over && [room.status, ctx.isHost, room.host_seat, game.winners, room.seats]),
-    () => {
-      // Once the game is over, the place of the hand says what comes next (the dialog may be closed).
-      if (over) return gameOverPanel(ctx, actions);
-      const redraw = () => { parts.hand.invalidate(); actions.rerender(); };
-      panel = showHand ? handPanel(ctx, { ...actions, rerender: redraw }) : null;
-      return panel;
-    });
-  if (drawn) panel?.mountHand();
-  coachFollow(ctx, actions); // on our turn the coach (if on) asks for its hint, once per version
-  parts.coach.update(key(...coachKey(ctx)), () => coachBar(ctx, actions, () => { coachFollow(ctx, actions); actions.rerender(); }));
-  markCoachTarget(parts.root, ctx);
-  parts.host.update(key(ctx.isHost, room.host_seat, room.seats.map((s) => [s.seat, s.name, s.bot])), () => hostBox(ctx, actions));
-  parts.leave.update(
-    key(ctx.seat, ctx.isHost, room.status, game.phase === 'game_over', room.seats.map((s) => [s.seat, s.bot])),
-    () => tableActions(ctx, actions));
+  const final = game.went_out !== null && game.phase !== 'game_over';
+  const coached = coachTarget(ctx);
+  timer.follow(room, myTurn);
+  const players = html`<ul class=${game.players.length > 4 ? 'players many' : 'players'} aria-label=${t('scores')}>${
+    repeat(game.players, (p) => p.seat, (p) => playerChip(ctx, p, actions, timer, parts))}</ul>`;
+  const roundBar = html`<div class="round-bar"><span class="round">${t('round', { round: game.round, rounds: game.rounds })
+    }</span><span class="cards-dealt">${t('cards_dealt', { n: game.cards_dealt })}</span><span class="wild-pill" data-testid="wild"
+    >${t('wild', { rank: num(game.wild_rank) })}</span><span class="spacer"></span><button type="button" class="secondary small"
+    data-testid="scores" @click=${() => actions.showScores()}>${t('scores')}</button></div>`;
+  const banner = final
+    ? html`<p class="banner" role="status" data-testid="final-turns">${game.went_out === ctx.seat ? t('you_went_out')
+      : t('final_turns', { name: seatName(ctx, game.went_out) })}${myTurn ? ` ${t('last_turn')}` : ''}</p>`
+    : nothing;
+  const feed = ctx.feed ?? [];
+  const felt = html`<div class="felt">${tablePiles(ctx, actions, coached?.pile)}<p class=${myTurn ? 'status mine' : 'status'}
+    data-testid="status" aria-live="polite">${statusLine(ctx)}</p>${feed.length
+    ? html`<ul class="feed" data-testid="feed">${feed.map((e) => html`<li>${feedLine(ctx, e)}</li>`)}</ul>` : nothing}${
+    roundFeed(ctx, actions)}</div>`;
+  // Once the game is over, the place of the hand says what comes next (the dialog may be closed).
+  const handPlace = over
+    ? kept(parts, 'gameOver', [room.status, ctx.isHost, room.host_seat, game.winners, room.seats], () => gameOverPanel(ctx, actions))
+    : showHand ? handPanel(ctx, actions, coached?.card) : nothing;
   // The house rules in force, read-only, folded away under the table.
-  parts.rules.update(key(game.options), () => h('details.rules-box.rules-in-play', { 'data-testid': 'rules-in-play' },
+  const rules = kept(parts, 'rules', game.options, () => h('details.rules-box.rules-in-play', { 'data-testid': 'rules-in-play' },
     h('summary', {}, t('rules_in_play')),
     h('p.hint', { id: 'rules-locked', 'data-testid': 'rules-locked' }, t('rules_in_play_locked')),
     optionRows(game.options ?? {}, () => {}, true, 'rules-locked')));
-  parts.spectators.update(key(ctx.seat === null && room.spectators), () => (ctx.seat === null && room.spectators
-    ? h('p.hint', {}, t('spectators', { n: room.spectators })) : null));
+  return html`<div class=${isOffline(ctx) ? 'table offline' : 'table'} data-testid="table" data-conn=${ctx.conn ?? ''}
+    data-phase=${game.phase} data-my-turn=${myTurn ? '1' : '0'} data-round=${String(game.round)}
+    data-pending=${ctx.pending ? '1' : '0'} data-version=${String(ctx.version)}>${players}${
+    kept(parts, 'ask', [ctx.asking, ctx.seat, room.seats.find((s) => s.seat === ctx.asking) ?? null],
+      () => askPanel(ctx, actions))}${roundBar}${turnStrip(ctx)}${banner}${
+    awayLines(ctx, parts)}${kept(parts, 'laidDown', [game.laid_down, game.wild_rank, room.seats], () => laidDown(ctx))}${felt}${
+    coachBar(ctx, actions)}${handPlace}${
+    ctx.seat === null && room.spectators ? html`<p class="hint">${t('spectators', { n: room.spectators })}</p>` : nothing}${
+    kept(parts, 'host', [ctx.isHost, room.host_seat, room.seats.map((s) => [s.seat, s.name, s.bot])],
+      () => hostBox(ctx, actions))}${
+    kept(parts, 'leave', [ctx.seat, ctx.isHost, room.status, over, room.seats.map((s) => [s.seat, s.bot])],
+      () => tableActions(ctx, actions))}${rules}<p class="sr-only" role="status" aria-live="polite"
+    data-testid="timer-warning">${timer.warning}</p></div>`;
 }
 
 /** The table view: ``render(ctx)`` on every change; ``stop()`` ends its timer and listeners. */
 export function createTableView(container, actions) {
-  const timer = new Countdown();
-  const parts = {}; // the table's regions, kept from one render to the next
-  const refit = () => { const hand = container.querySelector('.hand'); if (hand) fitHand(hand); };
+  const root = document.createElement('div');
+  container.replaceChildren(root);
+  const parts = new Map(); // the parts still drawn with h(), kept while what they show is the same
+  let last = null;
+  let feedSeen = 0;
+  let drawing = false; // it was this seat's turn to draw, as last shown
+  const draw = (ctx) => {
+    last = ctx;
+    render(tableTemplate(ctx, actions, timer, parts), root);
+    const hand = root.querySelector('.hand');
+    if (hand) fitHand(hand);
+    // Drawn from a pile with the keyboard: it goes on to the card just drawn (the one to throw, or keep).
+    const mine = ctx.seat !== null && ctx.game.turn === ctx.seat;
+    if (drawing && mine && ctx.game.phase === 'discard' && document.activeElement?.matches('[data-key=stock], [data-key=discard]')) {
+      root.querySelector('.hand .card.drawn')?.focus();
+    }
+    drawing = mine && ctx.game.phase === 'draw';
+    // The whole round's moves, opened: the newest in view as they come.
+    const moves = ctx.roundFeed?.length ?? 0;
+    if (ctx.feedOpen && moves !== feedSeen) root.querySelector('.round-feed ol')?.scrollTo({ top: 1e6 });
+    feedSeen = moves;
+  };
+  // Every second: the countdowns (the turn's, the away people's) are drawn again from the clock.
+  const timer = new Countdown(() => { if (last) draw(last); });
+  const refit = () => { const hand = root.querySelector('.hand'); if (hand) fitHand(hand); };
   window.addEventListener('resize', refit);
   return {
-    render: (ctx) => renderTable(container, ctx, actions, timer, parts),
+    render: draw,
     stop() {
       timer.stop();
       window.removeEventListener('resize', refit);

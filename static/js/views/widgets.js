@@ -1,17 +1,11 @@
 // Pieces drawn alike on the live table, its dialogs and the replay viewer: names, bot icon, piles, meld
 // groups, the score sheet, the winners line and the link to a table's history.
 import { cardBack, cardEl, cardLabel } from '../cards.js';
-import { h, svg } from '../dom.js';
+import { h } from '../dom.js';
 import { cardCount, num, t } from '../i18n.js';
+import { displayName } from './faces.js';
 
-/** A small robot head marking a computer player (drawn, so no emoji font is needed). */
-export function botIcon() {
-  return svg('svg', { class: 'bot-icon', viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': 'true' },
-    svg('rect', { x: 2.5, y: 4.5, width: 11, height: 9, rx: 2.5, fill: 'currentColor' }),
-    svg('circle', { cx: 6, cy: 9, r: 1.4, fill: '#0f5a43' }),
-    svg('circle', { cx: 10, cy: 9, r: 1.4, fill: '#0f5a43' }),
-    svg('rect', { x: 7.3, y: 1, width: 1.4, height: 3.5, fill: 'currentColor' }));
-}
+export { botIcon, displayName, nameLabel } from './faces.js';
 
 /** A link to the table's history page (games played there, leaderboard, replays). */
 export function historyLink(code, actions, tag = 'a.link.history-link') {
@@ -20,20 +14,6 @@ export function historyLink(code, actions, tag = 'a.link.history-link') {
     href: path, 'data-testid': 'history-link',
     onclick: (e) => { e.preventDefault(); actions.navigate(path); },
   }, t('history'));
-}
-
-/** The name shown for a seat ({name, bot}): a bot's default name ('Bot 3') in the page's language. */
-export function displayName(seat) {
-  const number = seat.bot && /^Bot (\d+)$/.exec(seat.name);
-  return number ? t('bot_name', { n: Number(number[1]) }) : seat.name;
-}
-
-/** A person's or bot's name chip: always text, never markup; a program's seat is tagged as one. */
-export function nameLabel(seat) {
-  const tag = seat.program
-    ? h('span.program-tag', { title: t('program_title'), 'data-testid': 'program-tag' }, t('program'))
-    : null;
-  return h('span.name', { dir: 'auto' }, displayName(seat), tag);
 }
 
 /** The name of ``seat`` among ``seats`` ([{seat, name, bot}]). */
