@@ -225,9 +225,15 @@ def test_the_coach_points_at_a_pile_then_a_card_and_plays_only_when_asked(
     if answer["game"]["round"] == game["round"]:
         assert thrown not in answer["game"]["hand"]
 
-    # Switched off at the table: no more pointing (the round may have ended: its results are closed first).
-    page.keyboard.press("Escape")
-    page.wait_for_selector("#overlay .dialog", state="detached")
+    # Switched off at the table: no more pointing. When the round ends with this move or just after it
+    # (someone went out: the bot's last turn follows hers, or hers was the last), its results open first,
+    # perhaps seconds after the ack: they are waited for and closed.
+    after = answer["game"]
+    if game["went_out"] is not None or after["went_out"] is not None or after["round"] != game["round"]:
+        page.wait_for_selector("#overlay .dialog")
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#overlay .dialog", state="detached")
+    assert page.locator("#overlay .dialog").count() == 0
     page.uncheck("[data-testid=coach-toggle]")
     assert page.locator(".coach-target").count() == 0
     assert page.locator("[data-testid=coach-line]").count() == 0
