@@ -60,18 +60,19 @@ def play_whole_turn(page: Any) -> None:
     page.wait_for_function(VERSION_CHANGED, arg=version)
 
 
-def waiting_page(host: Any, friend: Any) -> tuple[Any, Any]:
-    """(the page whose turn it is not, the page whose turn it is), once the first turn is known."""
+def omid_to_move(host: Any, friend: Any) -> None:
+    """Once the first turn is known: if it is Sara's (the page under test), she plays it; then it is Omid's
+    turn and Sara waits."""
     host.wait_for_function("() => !!document.querySelector('[data-testid=table][data-my-turn]')")
     friend.wait_for_function("() => !!document.querySelector('[data-testid=table][data-my-turn]')")
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if my_turn(host):
-            return friend, host
-        if my_turn(friend):
-            return host, friend
+    while not (my_turn(host) or my_turn(friend)):
+        if time.monotonic() > deadline:
+            pytest.fail("nobody's turn")
         time.sleep(0.05)
-    pytest.fail("nobody's turn")
+    if my_turn(host):
+        play_whole_turn(host)
+    wait_for_turn(friend)
 
 
 @pytest.mark.parametrize(("lang", "width", "height"), [("en", 390, 844), ("fa", 1280, 800)])
@@ -79,11 +80,7 @@ def test_a_focused_card_keeps_the_keyboard_while_the_other_player_moves(
     new_page: Any, server: str, lang: str, width: int, height: int
 ) -> None:
     host, friend, _ = two_at_a_table(new_page, server, lang, width, height)
-    waiting, mover = waiting_page(host, friend)
-    if waiting is not host:  # Sara (the page under test) should wait: Omid plays first, then it is her turn
-        play_whole_turn(host)
-        mover = friend
-    wait_for_turn(mover)
+    omid_to_move(host, friend)  # Omid plays while Sara waits, then it is her turn
     card = host.locator(".hand .card").nth(2)
     card.focus()
     focused = host.evaluate("""() => {
@@ -92,7 +89,7 @@ def test_a_focused_card_keeps_the_keyboard_while_the_other_player_moves(
     }""")
     assert focused
     version = int(table_attr(host, "version") or 0)
-    play_whole_turn(mover)
+    play_whole_turn(friend)
     host.wait_for_function(
         "v => Number(document.querySelector('[data-testid=table]').dataset.version) >= v + 2", arg=version
     )
@@ -127,11 +124,7 @@ def test_a_line_being_typed_and_the_chat_scroll_survive_new_lines_and_moves(
     new_page: Any, server: str, lang: str, width: int, height: int
 ) -> None:
     host, friend, tap = two_at_a_table(new_page, server, lang, width, height)
-    waiting, mover = waiting_page(host, friend)
-    if waiting is not host:
-        play_whole_turn(host)
-        mover = friend
-    wait_for_turn(mover)
+    omid_to_move(host, friend)
     details = host.locator(".chat-box")
     if details.get_attribute("open") is None:
         details.locator("summary").click()
@@ -151,7 +144,7 @@ def test_a_line_being_typed_and_the_chat_scroll_survive_new_lines_and_moves(
     friend.fill("[data-testid=chat-input]", "your turn")
     friend.press("[data-testid=chat-input]", "Enter")
     host.locator("[data-testid=chat-log] li", has_text="your turn").wait_for()
-    play_whole_turn(mover)
+    play_whole_turn(friend)
     host.wait_for_function(
         "v => Number(document.querySelector('[data-testid=table]').dataset.version) >= v + 2", arg=version
     )
