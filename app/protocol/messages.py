@@ -299,14 +299,24 @@ class ChatOut(_Out):
     at: str
 
 
+class ChatLine(ChatOut):
+    """One line of the table's recent chat as a welcome gives it: a ``chat`` message as it was said, or a
+    reaction shown as the line a client puts in its chat log for it (``reaction``: true, ``text``: the emoji,
+    ``name``: the seat's name then). ``reaction`` is left out for a typed line, so a client that knows only
+    ``chat`` lines shows a reaction as it showed it live."""
+
+    reaction: bool | None = Only
+
+
 class Welcome(_Out):
     type: Literal["welcome"] = "welcome"
     room: str
     seat: int | None
     you_are_host: bool
     requested_seat: int | None = Only  # a spectator whose token asked for this bot's seat
-    # The table's recent chat, oldest first: only in the welcome that answers a hello, when there is some.
-    chat: list[ChatOut] | None = Only
+    # The table's recent chat lines and reactions, oldest first, read from the store: only in the welcome
+    # that answers a hello, when there is some.
+    chat: list[ChatLine] | None = Only
     # The current round's moves so far, as everyone sees them (no card of another's stock draw), oldest
     # first: only in the welcome that answers a hello, during a round.
     moves: list[EventView] | None = Only

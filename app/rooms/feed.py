@@ -1,15 +1,24 @@
-"""The current round's moves as everyone may see them (the spectators' face of each move's events), kept in
-memory per table, so that a page that (re)connects shows what happened while it was away."""
+"""The current round's moves as everyone may see them (the spectators' face of each move's events), so that a
+page that (re)connects shows what happened while it was away.
+
+The store's log is their one source: a room fills its copy from the round's moves that loading replayed
+from the log (``LoadedTable.round_moves``) whenever it loads or reloads its table, and appends only the
+events of moves that came through its one transition (a commit here, or a move read from the log). So the
+copy holds the whole round, however long, after a restart and on every process, and a hello reads it
+without touching the store.
+"""
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Mapping
 
+from app.protocol import EventView
+from app.store import ReplayedMove
 from app.table import Table
 
+from .render import face
+
 FEED_KINDS = frozenset({"draw", "discard", "go_out", "reshuffle"})
-KEPT_MOVES = 300  # more than a round has (the turn limit ends one long before)
 
 RoundKey = tuple[int | None, int] | None  # (the game, its round) the moves are of; None: no game in play
 
@@ -19,12 +28,34 @@ def round_key(table: Table) -> RoundKey:
     return None if game is None else (table.game_id, game.round)
 
 
-class RoundMoves:
-    """This round's public moves, oldest first (at most ``KEPT_MOVES``)."""
+def replayed_events(table: Table, replayed: Iterable[ReplayedMove]) -> list[Mapping[str, object]]:
+    """The spectators' face of the events of moves replayed from the log. A move the server played
+    (no client id) for a seat a person holds is marked ``auto``, as ``_follow_move`` marks one read from the
+    log (judged by who holds the seat now: a person whose seat went to a bot since loses the mark)."""
+    events: list[Mapping[str, object]] = []
+    for move in replayed:
+        seat = table.seats[move.seat] if 0 <= move.seat < len(table.seats) else None
+        auto = move.client_id is None and seat is not None and not seat.is_bot
+        events.extend(face(event, None, auto) for event in move.events)
+    return events
 
-    def __init__(self) -> None:
+
+class RoundMoves:
+    """This round's public moves, oldest first: all of them (a round ends at the turn limit, so it is
+    bounded; 800 moves at eight seats)."""
+
+    def __init__(self, table: Table, replayed: Iterable[ReplayedMove] = ()) -> None:
         self.key: RoundKey = None
-        self._moves: deque[Mapping[str, object]] = deque(maxlen=KEPT_MOVES)
+        self._moves: list[Mapping[str, object]] = []
+        self._views: list[EventView] = []  # the first of ``_moves`` as models, made at a hello, kept
+        self.reset(table, replayed)
+
+    def reset(self, table: Table, replayed: Iterable[ReplayedMove]) -> None:
+        """The table as loaded from the store, and its round's moves as replayed from the log."""
+        self.key = round_key(table)
+        self._moves, self._views = [], []
+        if self.key is not None:
+            self.add(table, replayed_events(table, replayed))
 
     def add(self, table: Table, events: Iterable[Mapping[str, object]]) -> None:
         """The table as it now is, and the public face of the events that made it so (a new round starts
@@ -32,13 +63,25 @@ class RoundMoves:
         key = round_key(table)
         if key != self.key:
             self.key = key
-            self._moves.clear()
+            self._clear()
         for event in events:
             if event.get("kind") == "round_start":
-                self._moves.clear()
+                self._clear()
             elif event.get("kind") in FEED_KINDS:
                 self._moves.append(event)
 
+    def _clear(self) -> None:
+        self._moves, self._views = [], []
+
     def moves(self, table: Table) -> list[Mapping[str, object]]:
-        """The moves of the table's current round seen here (none if the round is not the one kept)."""
+        """The moves of the table's current round (none if the round is not the one held)."""
         return list(self._moves) if self.key is not None and round_key(table) == self.key else []
+
+    def views(self, table: Table) -> list[EventView]:
+        """``moves`` as the protocol's models, for a welcome: each validated once, at the first hello that
+        needs it (a reconnect costs the moves made since the last one, not the round)."""
+        if self.key is None or round_key(table) != self.key:
+            return []
+        for event in self._moves[len(self._views) :]:
+            self._views.append(EventView.model_validate(event))
+        return list(self._views)

@@ -107,12 +107,15 @@ def events_by_seat(
     server played this move for a person (their timer ran out, or they are away): its events say so."""
     if not events:
         return {}
+    return {
+        seat_key(seat): [face(e, seat, auto) for e in events] for seat in [None, *range(len(table.seats))]
+    }
 
-    def face(event: Event, seat: int | None) -> dict[str, object]:
-        shown = event.for_seat(seat)
-        return {**shown, "auto": True} if auto and shown.get("kind") in AUTO_KINDS else shown
 
-    return {seat_key(seat): [face(e, seat) for e in events] for seat in [None, *range(len(table.seats))]}
+def face(event: Event, seat: int | None, auto: bool = False) -> dict[str, object]:
+    """One event as ``seat`` (None: a spectator) sees it; ``auto``: the server played it for a person."""
+    shown = event.for_seat(seat)
+    return {**shown, "auto": True} if auto and shown.get("kind") in AUTO_KINDS else shown
 
 
 def _event(event: Mapping[str, object]) -> dict[str, object]:

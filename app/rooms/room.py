@@ -34,7 +34,6 @@ from app.protocol import (
     ClientMessage,
     Continue,
     DeclineSeat,
-    EventView,
     Hello,
     HintIn,
     HintOut,
@@ -118,8 +117,8 @@ class Room:
         self.leases = leases  # None: this process drives the table; else only while it holds the lease
         self.driver = Driver(self, clock, leases)
         self.chat_limit = SeatLimiter(settings.chat_max_per_10s, clock, "chat lines")
-        self.chat_log = talk.ChatLog()  # the recent lines a (re)connecting page is welcomed with
-        self.round_moves = RoundMoves()  # and this round's moves (seen here)
+        self.chat = talk.TableChat(store, self.code)  # the recent lines a (re)connecting page gets (stored)
+        self.round_moves = RoundMoves(self.table, loaded.round_moves)  # and this round's moves (the log's)
         self.lobby_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "table commands")
         self.request_limit = SeatLimiter(settings.lobby_max_per_10s, clock, "seat requests")
         self.seat_requests = SeatRequestGuard(
@@ -267,6 +266,7 @@ class Room:
         # A seat that changed hands in what was reloaded starts its grace period now: the table does not say
         # when (a hand-over is not a move), and now is never earlier than it was.
         self._advance(pause.carry(self.table, loaded.table), at=self.clock.now(), acks=dict(loaded.acks))
+        self.round_moves.reset(self.table, loaded.round_moves)
 
     async def _catch_up(self) -> bool:
         """Bring the cache to the store's version, and show every socket here each step. Moves another
@@ -372,11 +372,11 @@ class Room:
                 self.heard_here(said)
                 render.send_presence(self.table, joined, self.room_info())
         elif notice.kind == "chat":
+            self.chat.heard_one()
             line = peers.chat_line(notice.payload, self.table, max_length=self.settings.chat_max_length)
-            if line is not None:
-                self.chat_log.add(line)
             self._send_all(joined, None if line is None else encode(line))
         elif notice.kind == "reaction":
+            self.chat.heard_one()
             reaction = peers.reaction(notice.payload, self.table)
             self._send_all(joined, None if reaction is None else encode(reaction))
         else:
@@ -476,17 +476,19 @@ class Room:
         elif isinstance(message, Resync):
             conn.send_text(self.state_for(conn.seat))
         elif isinstance(message, ChatIn):
+            now = self.clock.now()
             line = talk.chat_line(
-                self.table, conn.seat, message, now=self.clock.now(), max_length=self.settings.chat_max_length
+                self.table, conn.seat, message, now=now, max_length=self.settings.chat_max_length
             )
             self.chat_limit.check(line.seat)
-            await self.broadcaster.publish(Notice(self.code, "chat", self.table.version, line.model_dump()))
+            said = Notice(self.code, "chat", self.table.version, line.model_dump())
+            await self.chat.say(talk.record(line, at=now), lambda: self.broadcaster.publish(said))
         elif isinstance(message, ReactIn):
             reaction = talk.reaction(conn.seat, message)
             self.chat_limit.check(reaction.seat)  # counted with the chat lines
-            await self.broadcaster.publish(
-                Notice(self.code, "reaction", self.table.version, reaction.model_dump())
-            )
+            reacted = Notice(self.code, "reaction", self.table.version, reaction.model_dump())
+            kept = talk.reaction_record(self.table, reaction, now=self.clock.now())
+            await self.chat.say(kept, lambda: self.broadcaster.publish(reacted))
         elif isinstance(message, HintIn):
             self._hint(conn)
         elif isinstance(message, RequestSeat | WithdrawRequest):
@@ -511,6 +513,7 @@ class Room:
         if conn.joined:
             raise Refusal("bad_message", "hello was said already on this connection")
         await self.check_store()
+        chat = await self.chat.recent()  # the last await before the socket joins: later lines reach it live
         identity = SPECTATOR
         if hello.token:
             wanted = hash_token(hello.token)
@@ -537,8 +540,8 @@ class Room:
                 seat=seat,
                 you_are_host=host,
                 requested_seat=identity.requested,
-                chat=self.chat_log.lines() or None,
-                moves=[EventView.model_validate(e) for e in self.round_moves.moves(self.table)] or None,
+                chat=chat or None,
+                moves=self.round_moves.views(self.table) or None,
             )
         )
         self.driver.kick()

@@ -1,13 +1,28 @@
 """Persistence: SQLAlchemy 2 async models, migrations runner, and the store's read/write functions."""
 
 from .db import make_engine, normalize_url, run_migrations, upgrade_head
-from .store import AckRecord, CodeTaken, LoadedTable, LoggedMove, Store, StoreError, Tail, VersionConflict
+from .store import (
+    AckRecord,
+    ChatBound,
+    ChatRecord,
+    CodeTaken,
+    LoadedTable,
+    LoggedMove,
+    ReplayedMove,
+    Store,
+    StoreError,
+    Tail,
+    VersionConflict,
+)
 
 __all__ = [
     "AckRecord",
+    "ChatBound",
+    "ChatRecord",
     "CodeTaken",
     "LoadedTable",
     "LoggedMove",
+    "ReplayedMove",
     "Store",
     "StoreError",
     "Tail",

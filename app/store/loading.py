@@ -3,7 +3,7 @@ checks of a cached table (stored versions, a client action's ack)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, assert_never
@@ -11,7 +11,7 @@ from typing import Any, assert_never
 from sqlalchemy import and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from app.engine import GameState, Options, action_from_dict, apply
+from app.engine import Event, GameState, Options, action_from_dict, apply
 from app.table import Claim, RoomStatus, Seat, Table
 
 from .dialect import Dialect
@@ -28,11 +28,23 @@ class AckRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplayedMove:
+    """One move of the current round as loading replayed it from the log: who made it, its client id (None:
+    the server played it), and the events the engine gave (what a page that connects is shown of it)."""
+
+    seat: int
+    client_id: str | None
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class LoadedTable:
-    """A room read back from the store: the table, and the acks of its current game's client actions."""
+    """A room read back from the store: the table, the acks of its current game's client actions, and the
+    current round's moves, oldest first, as replayed from the log onto the round's snapshot."""
 
     table: Table
     acks: dict[str, AckRecord]
+    round_moves: tuple[ReplayedMove, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +184,7 @@ async def load_table(
         started = last_move = room.created_at
         game: GameRow | None = None
         acks: dict[str, AckRecord] = {}
+        replayed: list[ReplayedMove] = []
         if room.current_game_id is not None:
             game = await session.get(GameRow, room.current_game_id)
         if game is not None:
@@ -183,6 +196,7 @@ async def load_table(
                 .order_by(ACTIONS.c.seq)
             )
             moves: list[tuple[int, int, dict[str, Any]]] = []
+            client_ids: dict[int, str | None] = {}
             for client_id, seat, version, created_at, action, seq in log:
                 last_move = created_at
                 if action.get("type") != "draw":  # a discard hands the turn on
@@ -190,6 +204,14 @@ async def load_table(
                 if client_id:
                     acks[client_id] = AckRecord(seat, version)
                 moves.append((seq, seat, action))
+                client_ids[seq] = client_id
+        state: GameState | None = None
+        if game is not None:
+
+            def seen(seq: int, seat: int, events: tuple[Event, ...]) -> None:
+                replayed.append(ReplayedMove(seat, client_ids[seq], events))
+
+            state = replay_round(game.state, moves, seen)
         table = Table(
             code=room.code,
             status=RoomStatus(room.status),
@@ -200,23 +222,31 @@ async def load_table(
             seats=seats,
             turn_started=started,
             last_move_at=last_move,
-            game=None if game is None else replay_round(game.state, moves),
+            game=state,
             game_id=None if game is None else game.id,
             game_number=None if game is None else game.number,
             game_seed=0 if game is None else game.seed,
             game_public_id=None if game is None else game.public_id,
             play_version=0 if game is None else game.version,  # set by its start and by every move
         )
-        return LoadedTable(table, acks)
+        return LoadedTable(table, acks, tuple(replayed))
 
 
-def replay_round(snapshot: dict[str, Any], log: Iterable[tuple[int, int, dict[str, Any]]]) -> GameState:
+Replayed = Callable[[int, int, tuple[Event, ...]], None]  # (seq, seat, events) of each move replayed
+
+
+def replay_round(
+    snapshot: dict[str, Any], log: Iterable[tuple[int, int, dict[str, Any]]], seen: Replayed | None = None
+) -> GameState:
     """The game as it is now: its snapshot (written at the start and at every round's end) with the logged
-    moves made since (``seq`` after the snapshot's move count) applied by the deterministic engine."""
+    moves made since (``seq`` after the snapshot's move count) applied by the deterministic engine; ``seen``
+    hears each move replayed with its events."""
     state = GameState.from_dict(snapshot)
     for seq, seat, action in log:
         if seq > state.moves:
-            state, _ = apply(state, seat, action_from_dict(action))
+            state, events = apply(state, seat, action_from_dict(action))
+            if seen is not None:
+                seen(seq, seat, tuple(events))
     return state
 
 

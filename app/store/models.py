@@ -1,4 +1,5 @@
-"""SQLAlchemy 2 table models: rooms, seats, games, the ordered action log and per-round scores."""
+"""SQLAlchemy 2 table models: rooms, seats, games, the ordered action log, per-round scores and a table's
+recent chat."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Text,
     UniqueConstraint,
     false,
     text,
@@ -140,6 +142,22 @@ class ActionRow(Base):
     client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)  # null for bots
     version: Mapped[int] = mapped_column(Integer)  # the room version this action produced
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ChatRow(Base):
+    """One of a table's recent chat lines or reactions (``reaction``: ``text`` is its emoji), oldest first by
+    ``id``. Only the last few are kept (``app.store.chat``): they go with their room."""
+
+    __tablename__ = "chat_lines"
+    __table_args__ = (Index("ix_chat_lines_room_code_id", "room_code", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_code: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))  # the seat's name when it was said
+    text: Mapped[str] = mapped_column(Text)
+    reaction: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class RoundScoreRow(Base):

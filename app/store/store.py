@@ -31,18 +31,22 @@ from app.table import (
     Table,
 )
 
-from . import loading, writes
+from . import chat, loading, writes
+from .chat import ChatBound, ChatRecord
 from .db import make_engine, sqlite_file
 from .dialect import Dialect
 from .errors import CodeTaken, StoreError, VersionConflict
-from .loading import AckRecord, LoadedTable, LoggedMove, Tail
+from .loading import AckRecord, LoadedTable, LoggedMove, ReplayedMove, Tail
 from .scheduling import scheduler_for
 
 __all__ = [
     "AckRecord",
+    "ChatBound",
+    "ChatRecord",
     "CodeTaken",
     "LoadedTable",
     "LoggedMove",
+    "ReplayedMove",
     "Store",
     "StoreError",
     "Tail",
@@ -100,6 +104,16 @@ class Store:
     async def load_table(self, code: str) -> LoadedTable | None:
         """The room as a table, with the acks of its current game's client actions (None: no such room)."""
         return await loading.load_table(self.sessions, self.dialect, code)
+
+    # ----- a table's recent chat ---------------------------------------------------------------------
+
+    async def add_chat(self, code: str, line: ChatRecord, bound: ChatBound) -> None:
+        """Keep one chat line (or reaction) of the room; its lines past ``bound`` go in the same commit."""
+        await self._scheduler.transact(lambda conn: chat.add(conn, code, line, bound))
+
+    async def recent_chat(self, code: str, bound: ChatBound) -> list[ChatRecord]:
+        """The room's recent chat lines and reactions, oldest first, within ``bound`` (one indexed read)."""
+        return await chat.recent(self.reader, code, bound)
 
     async def create_room(self, table: Table, *, now: datetime) -> None:
         """Insert a new room (in the lobby, with its first seats); CodeTaken if the code is used."""
