@@ -23,7 +23,15 @@ from sqlalchemy.exc import IntegrityError
 
 from app.engine import Discard, Draw, Options
 from app.engine.bots import choose_action
-from app.store import AckRecord, CodeTaken, Store, VersionConflict, normalize_url, run_migrations
+from app.store import (
+    AckRecord,
+    CodeTaken,
+    ReplayedMove,
+    Store,
+    VersionConflict,
+    normalize_url,
+    run_migrations,
+)
 from app.store.db import alembic_config, make_engine
 from app.store.models import Base
 from app.table import Change, RoundScore, Table, commands
@@ -211,6 +219,7 @@ async def test_the_snapshot_is_written_at_round_ends_and_loading_replays_the_rou
     (a restart, another process) or the game replays the round's logged moves onto it, exactly."""
     table, game_id = await two_seat_game(store, "SNAP2345", seed=11)
     rounds_ended = 0
+    round_moves: list[ReplayedMove] = []  # what loading gives a room's welcome of the round so far
     for n in range(1, 400):
         assert table.game is not None
         game = table.game
@@ -224,10 +233,13 @@ async def test_the_snapshot_is_written_at_round_ends_and_loading_replays_the_rou
         if ended:  # the round's end (or the game's) is in the snapshot itself
             rounds_ended += 1
             assert snapshot_moves == table.game.moves
+            round_moves = []
         else:  # inside a round the snapshot stays at the round's start; the log has the rest
             assert snapshot_moves < table.game.moves
+            round_moves.append(ReplayedMove(game.turn, f"s-{n}", tuple(change.events)))
         loaded = await store.load_table("SNAP2345")
         assert loaded is not None and loaded.table.game == table.game
+        assert loaded.round_moves == tuple(round_moves)
         assert await load_game_state(store, game_id) == (table.version, table.game.to_dict())
         if rounds_ended == 2:
             break
