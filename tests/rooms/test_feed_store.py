@@ -15,6 +15,7 @@ from app.engine.game import TURNS_PER_SEAT_LIMIT
 from app.rooms import Broadcaster, Room, RoomManager
 from app.rooms.feed import FEED_KINDS
 from app.store import Store, run_migrations
+from app.table import AVATARS
 
 from .fakes import FakeSocket, ManualClock, SharedButSilent
 
@@ -181,6 +182,8 @@ async def test_another_process_welcomes_with_the_rounds_moves_and_the_chat(table
     assert await early.get(table.code) is not None
     await table.play(room, ROUND // 2)
     await say_things(table)
+    # A change that is not a move: the first process's catch-up reloads the table (and its round's moves).
+    await table.players[3].say({"type": "avatar", "avatar": AVATARS[0]})
     late = await table.process(SharedButSilent())
     assert await late.get(table.code) is not None
     await table.play(room, ROUND // 2 - 1)
