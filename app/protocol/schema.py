@@ -14,6 +14,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import core_schema
 
 from .messages import (
+    ChatLine,
     ErrorMessage,
     EventView,
     Move,
@@ -30,8 +31,9 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # What is left out when it is None: an error's ``id`` when the refused message was not an action with an id
 # (``encode``), an event's fields that do not apply to its kind, a welcome's ``requested_seat`` and a seat
 # request's ``token`` when there is none, a seat's ``request`` when nobody asked, a state's ``ack`` when it
-# acknowledges nothing (``exclude_if``).
+# acknowledges nothing, a welcome's chat line's ``reaction`` when it is a typed line (``exclude_if``).
 OMITTED_WHEN_NONE = {
+    ChatLine.__name__,
     ErrorMessage.__name__,
     StateMessage.__name__,
     EventView.__name__,
