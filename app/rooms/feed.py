@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from app.protocol import EventView
+import orjson
+
+from app.protocol import Welcome, encode
 from app.store import ReplayedMove
 from app.table import Table
 
-from .render import face
+from .render import event_fields, face
 
 FEED_KINDS = frozenset({"draw", "discard", "go_out", "reshuffle"})
 
@@ -47,13 +49,13 @@ class RoundMoves:
     def __init__(self, table: Table, replayed: Iterable[ReplayedMove] = ()) -> None:
         self.key: RoundKey = None
         self._moves: list[Mapping[str, object]] = []
-        self._views: list[EventView] = []  # the first of ``_moves`` as models, made at a hello, kept
+        self._encoded: list[bytes] = []  # the first of ``_moves`` encoded, at a hello, and kept
         self.reset(table, replayed)
 
     def reset(self, table: Table, replayed: Iterable[ReplayedMove]) -> None:
         """The table as loaded from the store, and its round's moves as replayed from the log."""
         self.key = round_key(table)
-        self._moves, self._views = [], []
+        self._moves, self._encoded = [], []
         if self.key is not None:
             self.add(table, replayed_events(table, replayed))
 
@@ -71,17 +73,22 @@ class RoundMoves:
                 self._moves.append(event)
 
     def _clear(self) -> None:
-        self._moves, self._views = [], []
+        self._moves, self._encoded = [], []
 
     def moves(self, table: Table) -> list[Mapping[str, object]]:
         """The moves of the table's current round (none if the round is not the one held)."""
         return list(self._moves) if self.key is not None and round_key(table) == self.key else []
 
-    def views(self, table: Table) -> list[EventView]:
-        """``moves`` as the protocol's models, for a welcome: each validated once, at the first hello that
-        needs it (a reconnect costs the moves made since the last one, not the round)."""
-        if self.key is None or round_key(table) != self.key:
-            return []
-        for event in self._moves[len(self._views) :]:
-            self._views.append(EventView.model_validate(event))
-        return list(self._views)
+    def welcome_text(self, welcome: Welcome, table: Table) -> str:
+        """The text of ``welcome`` (made without moves) with the table's round's moves as its ``moves``,
+        exactly as the protocol's model writes it (``tests/rooms/test_feed_store.py`` holds the two equal).
+        Each move is encoded once, at the first hello that needs it, and kept: a hello at the round's 800th
+        move joins the kept texts, it does not encode the round again."""
+        if welcome.moves is not None:
+            raise ValueError("the welcome's moves are the round's: make it without them")
+        text = encode(welcome)
+        if self.key is None or round_key(table) != self.key or not self._moves:
+            return text
+        for event in self._moves[len(self._encoded) :]:
+            self._encoded.append(orjson.dumps(event_fields(event)))
+        return f'{text[:-1]},"moves":[{b",".join(self._encoded).decode()}]}}'  # moves: Welcome's last field

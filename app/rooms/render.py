@@ -118,7 +118,8 @@ def face(event: Event, seat: int | None, auto: bool = False) -> dict[str, object
     return {**shown, "auto": True} if auto and shown.get("kind") in AUTO_KINDS else shown
 
 
-def _event(event: Mapping[str, object]) -> dict[str, object]:
+def event_fields(event: Mapping[str, object]) -> dict[str, object]:
+    """An event as the protocol's ``EventView`` writes it: the fields of its kind, in the model's order."""
     return {name: event[name] for name in EVENT_FIELDS if event.get(name) is not None}
 
 
@@ -135,7 +136,7 @@ def _state_bytes(
             "version": version,
             "room": room,
             "game": game,
-            "events": [_event(e) for e in events],
+            "events": [event_fields(e) for e in events],
         }
     )
 

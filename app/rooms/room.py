@@ -534,16 +534,10 @@ class Room:
         conn.acks_in_state = hello.acks == "in_state"
         self.presence.join(conn, seat)
         host = seat is not None and seat == self.table.host_seat
-        conn.send(
-            Welcome(
-                room=self.code,
-                seat=seat,
-                you_are_host=host,
-                requested_seat=identity.requested,
-                chat=chat or None,
-                moves=self.round_moves.views(self.table) or None,
-            )
+        welcome = Welcome(
+            room=self.code, seat=seat, you_are_host=host, requested_seat=identity.requested, chat=chat or None
         )
+        conn.send_text(self.round_moves.welcome_text(welcome, self.table))  # with the round's moves
         self.driver.kick()
         if not await self.presence_news():  # coalesced with others: this socket hears it at once
             conn.send_text(render.presence_text(self.table, self.room_info()))

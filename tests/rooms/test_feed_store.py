@@ -12,7 +12,8 @@ import pytest
 
 from app.config import Settings
 from app.engine.game import TURNS_PER_SEAT_LIMIT
-from app.rooms import Broadcaster, Room, RoomManager
+from app.protocol import EventView, Welcome, encode, parse_client_message
+from app.rooms import Broadcaster, Connection, Room, RoomManager
 from app.rooms.feed import FEED_KINDS
 from app.store import Store, run_migrations
 from app.table import AVATARS
@@ -155,6 +156,13 @@ async def test_a_welcome_holds_the_whole_round_at_eight_seats_and_the_turn_limit
     welcome = await table.welcome(here)
     assert welcome["moves"] == live
     assert (await table.welcome(here, table.tokens[3]))["moves"] == live  # a player's reload: the same
+    # The moves are spliced into the welcome's text, each encoded once: exactly what the model writes.
+    conn = Connection(max_queue=10)
+    await room.handle(conn, parse_client_message('{"type": "hello"}'))
+    model = Welcome(
+        room=room.code, seat=None, you_are_host=False, moves=[EventView.model_validate(m) for m in live]
+    )
+    assert conn.drain()[0] == encode(model)
     await table.play(room, 1)  # the round ends: the next one has no move yet
     assert "moves" not in await table.welcome(here)
 
