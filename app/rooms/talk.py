@@ -1,5 +1,5 @@
-"""What players say at a table that changes nothing in it: chat lines, reactions, and hints (values only;
-the room sends them)."""
+"""What players say at a table that changes nothing in it, answered: chat lines and reactions (said to
+everyone), and hints (to the asker only). Values only; the room sends them."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from app.engine.hints import hint as best_move
 from app.protocol import ChatIn, ChatOut, HintOut, ReactIn, ReactionOut
 from app.table import Refusal, Table, clean_text
 
+from .outcomes import Asker, Reply, Said
 from .render import iso
 
 
@@ -69,3 +70,35 @@ def hint(table: Table, seat: int | None) -> HintOut:
         card = None if found.card is None else str(found.card)
         return HintOut(draw=found.source, card=card, go_out=found.go_out, penalty=found.penalty)
     return HintOut(card=str(found.card), go_out=found.go_out, penalty=found.penalty)
+
+
+def chat(table: Table, message: ChatIn, asker: Asker, *, now: datetime, max_length: int) -> Said:
+    """A chat line to everyone at the table, counted against the seat's chat."""
+    line = chat_line(table, asker.seat, message, now=now, max_length=max_length)
+    return Said("chat", line, limit=("chat", line.seat))
+
+
+def react(message: ReactIn, asker: Asker) -> Said:
+    """A quick reaction to everyone at the table, counted with the seat's chat lines."""
+    said = reaction(asker.seat, message)
+    return Said("reaction", said, limit=("chat", said.seat))
+
+
+class Hints:
+    """The hint of each seat at one version of the table (and one game state: a reload may bring another
+    at the same version): one search per seat and version however often asked."""
+
+    def __init__(self) -> None:
+        self.version, self._game = -1, object()
+        self._hints: dict[int, HintOut] = {}
+
+    def of(self, table: Table, seat: int | None) -> Reply:
+        """The best move, to the asker only (see ``hint``)."""
+        if table.version != self.version or table.game is not self._game:
+            self.version, self._game = table.version, table.game
+            self._hints.clear()
+        found = self._hints.get(seat) if seat is not None else None
+        if found is None:
+            found = hint(table, seat)
+            self._hints[seat] = found  # type: ignore[index]  # hint refused a spectator
+        return Reply(found)

@@ -1,4 +1,4 @@
-"""The room owns its state: ``table`` is assigned in one transition (``Room._advance``, and the constructor),
+"""The room owns its state: ``table`` is assigned in one transition (``Room.advance``, and the constructor),
 and no module of ``app/rooms`` but the manager (and the package's public face) imports ``Room``, so the
 modules around the room return values or depend on narrow protocols, with no import circle."""
 
@@ -35,7 +35,7 @@ def test_the_table_of_a_room_is_assigned_only_by_its_one_transition() -> None:
         for path in sorted(APP.rglob("*.py"))
         if (names := _functions_assigning_table(ast.parse(path.read_text())))
     }
-    assert places == {"rooms/room.py": ["__init__", "_advance"]}
+    assert places == {"rooms/room.py": ["__init__", "advance"]}
 
 
 def _imports(path: Path) -> set[str]:
