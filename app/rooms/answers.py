@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from app.config import Settings
 from app.protocol import (
     AvatarIn,
     ChatIn,
@@ -23,6 +24,7 @@ from app.protocol import (
     WithdrawRequest,
 )
 from app.table import Table
+from app.table.schedule import Timing
 
 from . import leaving, lobby, seat_changes, talk
 from .lobby import LobbyMessage
@@ -42,6 +44,10 @@ class Terms:
     max_name_length: int
     round_break: timedelta
     shared: bool
+
+    @classmethod
+    def of(cls, settings: Settings, timing: Timing, *, shared: bool) -> Terms:
+        return cls(settings.chat_max_length, settings.max_name_length, timing.round_break, shared)
 
 
 def answer(

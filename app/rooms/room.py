@@ -1,11 +1,9 @@
 """One live table's owner: the lock that makes the room the single referee, the ONE transition of its cache
-(``advance``), the ONE commit path (``commit``), the sockets, and the thin loop that runs each client
-message's answer. The table is a cache of the store: it moves only through ``advance`` (a commit here,
-moves another process committed, a reload, the unstored pause and ready updates), which swaps it, keeps
-the acks, moves presence and sockets with the seats and wakes the driver; nothing else assigns ``table``.
-The room's other jobs are parts beside it, each on a narrow protocol of what it needs (none imports the
-room): following other processes (``follower``), the answers to client messages (``answers``, ``hello``,
-``playing``), the server's own moves (``server_moves``, run by the ``Driver``).
+(``advance``: a commit here, moves another process committed, a reload, the unstored pause and ready
+updates; nothing else assigns ``table``), the ONE commit path (``commit``), the sockets, and the thin loop
+that runs each client message's answer. Its other jobs are parts beside it on narrow protocols (none
+imports the room): the ``follower`` (other processes), the answers (``answers``, ``hello``, ``playing``)
+and the server's moves (``server_moves``, run by the ``Driver``). See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -66,9 +64,7 @@ class Room:
         self.closing = False
         self.presence = Presence(clock.now())
         self.timing = server_moves.timing_of(settings)
-        self.terms = Terms(
-            settings.chat_max_length, settings.max_name_length, self.timing.round_break, broadcaster.shared
-        )
+        self.terms = Terms.of(settings, self.timing, shared=broadcaster.shared)
         self.leases = leases  # None: this process drives the table; else only while it holds the lease
         self.driver = Driver(self, clock, leases)
         self.follower = Follower(self)
@@ -204,8 +200,6 @@ class Room:
         # A seat that changed hands in what was reloaded starts its grace period now: the table does not say
         # when (a hand-over is not a move), and now is never earlier than it was.
         self.advance(pause.carry(self.table, loaded.table), at=self.clock.now(), acks=dict(loaded.acks))
-
-    # ----- what the driver, the manager and a hello ask of the owner --------------------------------------
 
     async def catch_up(self) -> None:
         await self.follower.catch_up()
