@@ -72,7 +72,8 @@ def test_chat_is_said_to_the_table_by_seated_people_and_counted_per_seat() -> No
     refused("bad_message", table, {"type": "chat", "text": "   "}, GUEST)
     refused("bad_message", table, {"type": "chat", "text": "x" * 21}, GUEST)  # the room's chat_max_length
     said = answer(table, {"type": "chat", "text": "  hello  "}, GUEST)
-    assert said == Said("chat", ChatOut(seat=2, name="Guest", text="hello", at="2026-01-01T00:00:00.000Z"), ("chat", 2))
+    line = ChatOut(seat=2, name="Guest", text="hello", at="2026-01-01T00:00:00.000Z")
+    assert said == Said("chat", line, ("chat", 2))
 
 
 def test_a_reaction_is_said_to_the_table_and_counted_with_the_chat() -> None:
@@ -180,7 +181,7 @@ def test_the_hosts_commands_are_the_hosts_judged_on_the_table_they_are_made_on()
     refused("not_seated", table, {"type": "add_bot"}, SPECTATOR)
     refused("not_host", table, {"type": "add_bot"}, GUEST)
     shared = Terms(TERMS.chat_max_length, TERMS.max_name_length, TERMS.round_break, shared=True)
-    maybe = answer(table, {"type": "remove_seat", "seat": 1}, GUEST, terms=shared)  # the role may have moved elsewhere
+    maybe = answer(table, {"type": "remove_seat", "seat": 1}, GUEST, terms=shared)  # the role may be theirs now
     assert isinstance(maybe, Stored) and maybe.host == 2
     with pytest.raises(Refusal) as caught:
         maybe.make(table)
@@ -261,7 +262,9 @@ def test_a_request_goes_with_its_askers_last_socket_unless_answered() -> None:
 
 
 def test_a_rest_join_takes_the_next_open_seat_or_asks_for_a_bots() -> None:
-    table = c.new_table(code="ABCD2345", host="Host", token_hash="h", bots=["easy"], seat_count=3, options={}, now=T0)
+    table = c.new_table(
+        code="ABCD2345", host="Host", token_hash="h", bots=["easy"], seat_count=3, options={}, now=T0
+    )
     joined = seat_changes.joining("Ann", None, token_hash="a", address="10.0.0.3", at=T0, program=False)
     assert joined.budget is None
     change = joined.make(table)
