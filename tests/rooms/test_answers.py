@@ -181,7 +181,7 @@ def test_the_hosts_commands_are_the_hosts_judged_on_the_table_they_are_made_on()
     refused("not_seated", table, {"type": "add_bot"}, SPECTATOR)
     refused("not_host", table, {"type": "add_bot"}, GUEST)
     shared = Terms(TERMS.chat_max_length, TERMS.max_name_length, TERMS.round_break, shared=True)
-    maybe = answer(table, {"type": "remove_seat", "seat": 1}, GUEST, terms=shared)  # the role may be theirs now
+    maybe = answer(table, {"type": "remove_seat", "seat": 1}, GUEST, terms=shared)  # host elsewhere?
     assert isinstance(maybe, Stored) and maybe.host == 2
     with pytest.raises(Refusal) as caught:
         maybe.make(table)
