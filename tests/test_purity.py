@@ -81,6 +81,11 @@ PACKAGE_RULES: dict[str, tuple[OnlyIn, ...]] = {
             ("app/rooms/manager.py", "app/rooms/__init__.py"),
             "the manager owns rooms; the modules around a room return values or depend on narrow protocols",
         ),
+        OnlyIn(
+            ("app.rooms.follower.Follower",),
+            ("app/rooms/room.py",),
+            "the room owns its follower; the other parts see it through narrow protocols (playing.Following)",
+        ),
     ),
 }
 
