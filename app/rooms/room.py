@@ -300,6 +300,7 @@ class Room:
             await self.publish_presence()
 
     async def _store(self, answer: Stored, conn: Connection | None = None) -> Change | None:
+        """Commit a stored answer under the lock (``outcomes.Stored`` says how); the change, or None."""
         before = None if conn is None else conn.token_hash
         if conn is not None and answer.known_as is not None:
             conn.token_hash = answer.known_as
