@@ -58,7 +58,8 @@ LAYERS: dict[str, Layer] = {
 }
 # (module's path under the repository, what it imports) -> why the table does not hold for that one import
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("app/api/documents.py", "app.main"): "the document writer builds the whole app for its OpenAPI document",
+    ("app/api/documents/writer.py", "app.main"): "the document writer builds the whole app for its OpenAPI "
+    "document (nothing in app/ imports the writer: no import circle)",
 }
 
 
@@ -79,6 +80,11 @@ PACKAGE_RULES: dict[str, tuple[OnlyIn, ...]] = {
             ("app.rooms.room", "app.rooms.Room"),
             ("app/rooms/manager.py", "app/rooms/__init__.py"),
             "the manager owns rooms; the modules around a room return values or depend on narrow protocols",
+        ),
+        OnlyIn(
+            ("app.rooms.follower.Follower",),
+            ("app/rooms/room.py",),
+            "the room owns its follower; the other parts see it through narrow protocols (playing.Following)",
         ),
     ),
 }
@@ -268,7 +274,7 @@ def test_a_module_outside_every_row_and_the_exception_are_named(tmp_path: Path) 
     assert broken_rules(sample, app) == [
         "app/gadgets/sample.py: belongs to no layer of docs/architecture.md's table (add a row)"
     ]
-    for where, ok in (("app/api/documents.py", True), ("app/api/rooms.py", False)):
+    for where, ok in (("app/api/documents/writer.py", True), ("app/api/rooms.py", False)):
         sample, app = _sample(tmp_path / str(ok), where, "def f():\n    from app.main import create_app\n")
         assert (broken_rules(sample, app) == []) is ok, where
 

@@ -220,7 +220,9 @@ class RedisBroadcaster:
         self._outbox_ready.set()
 
     async def _publish_outbox(self) -> None:
-        while True:
+        # Not ``while True``: redis-py sometimes swallows a cancellation that lands mid-command, and the loop
+        # must still end when closed (close() wakes it).
+        while not self._closing:
             await self._outbox_ready.wait()
             self._outbox_ready.clear()
             batch, self._outbox = self._outbox, []
@@ -250,6 +252,7 @@ class RedisBroadcaster:
             deadline = loop.time() + FLUSH_SECONDS
             while (self._outbox or self._sending) and self.up and loop.time() < deadline:
                 await asyncio.sleep(0.01)
+            self._outbox_ready.set()  # a loop whose cancellation redis-py swallowed wakes and sees _closing
             self._publisher.cancel()
             await asyncio.gather(self._publisher, return_exceptions=True)
         if self._task is not None:
@@ -274,7 +277,7 @@ class RedisBroadcaster:
                     log.warning("Redis is back: resubscribed; every room resyncs from the store")
                     self.on_resync(None)
                 first = False
-                while True:
+                while not self._closing:  # not only the cancellation: redis-py may swallow it
                     await self._follow_rooms(pubsub, resync_new=True)
                     message = await pubsub.get_message(timeout=POLL_SECONDS)
                     if message is not None and message.get("type") == "message":

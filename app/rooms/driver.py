@@ -25,6 +25,13 @@ MAX_FAILURES = 5  # failures in a row; then the driver waits for the next change
 RETRY_SECONDS = 1.0  # times the failures in a row: the back-off before trying again
 
 
+class Kicked(Protocol):
+    """The driver as the room's parts see it."""
+
+    def kick(self) -> None:
+        """Something changed: look at the table again."""
+
+
 class Driven(Protocol):
     code: str
     closing: bool

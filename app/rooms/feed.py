@@ -32,7 +32,7 @@ def round_key(table: Table) -> RoundKey:
 
 def replayed_events(table: Table, replayed: Iterable[ReplayedMove]) -> list[Mapping[str, object]]:
     """The spectators' face of the events of moves replayed from the log. A move the server played
-    (no client id) for a seat a person holds is marked ``auto``, as ``_follow_move`` marks one read from the
+    (no client id) for a seat a person holds is marked ``auto``, as the follower marks one read from the
     log (judged by who holds the seat now: a person whose seat went to a bot since loses the mark)."""
     events: list[Mapping[str, object]] = []
     for move in replayed:

@@ -69,6 +69,7 @@ class RedisLeases:
         self.poll_seconds = ttl_ms / 4000
         self.held: dict[str, float] = {}  # code -> monotonic time until which it is surely ours
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False  # close() is stopping the renewals (redis-py may swallow the cancellation)
 
     def holds(self, code: str) -> bool:
         return self.held.get(code, 0.0) > time.monotonic()
@@ -99,14 +100,19 @@ class RedisLeases:
             await self.redis.eval(_RELEASE, 1, KEY_PREFIX + code, self.process_id)
 
     async def close(self) -> None:
+        """Stop renewing and release every lease. The renewal loop also looks at ``_stopping``: redis-py
+        sometimes swallows a cancellation that lands mid-command, and a loop relying on it alone went on
+        renewing forever, so that close(), and a process's shutdown, never returned."""
         if self._task is not None:
+            self._stopping = True
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+            self._stopping = False
         for code in list(self.held):
             await self.release(code)
 
     async def _renew(self) -> None:
-        while self.held:
+        while self.held and not self._stopping:
             await asyncio.sleep(self.ttl_ms / 4000)
             codes = list(self.held)
             started = time.monotonic()
@@ -116,6 +122,8 @@ class RedisLeases:
                         pipe.eval(_RENEW, 1, KEY_PREFIX + code, self.process_id, self.ttl_ms)
                     renewed = await pipe.execute()
             except Exception as exc:  # kept until they run out; then the driver stops acting
+                if self._stopping:
+                    return
                 log.warning("could not renew %d leases: %s", len(codes), exc)
                 continue
             for code, ok in zip(codes, renewed, strict=True):

@@ -8,6 +8,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Collection
 from datetime import datetime
 
+from app.config import Settings
 from app.table import Change, Refusal, ReplaceSeat, Table
 
 from .clock import Clock
@@ -174,3 +175,21 @@ def _expire(times: deque[float], now: float) -> bool:
     while times and now - times[0] > WINDOW_SECONDS:
         times.popleft()
     return bool(times)
+
+
+def room_limits(settings: Settings, clock: Clock) -> tuple[dict[str, SeatLimiter], SeatRequestGuard]:
+    """A room's limits: per seat, the chat (lines and reactions), the lobby's commands and a spectator's
+    seat requests (by ``outcomes.Limit``'s names), and the table's seat request budgets."""
+    seat_limits = {
+        "chat": SeatLimiter(settings.chat_max_per_10s, clock, "chat lines"),
+        "lobby": SeatLimiter(settings.lobby_max_per_10s, clock, "table commands"),
+        "request": SeatLimiter(settings.lobby_max_per_10s, clock, "seat requests"),
+    }
+    guard = SeatRequestGuard(
+        per_table=settings.table_requests_per_10s,
+        per_address=settings.address_requests_per_10s,
+        cool_down=settings.declined_cool_down_seconds,
+        clock=clock,
+        watch_from=clock.now(),
+    )
+    return seat_limits, guard

@@ -1,5 +1,5 @@
 """The host's table commands (lobby, seats, seat requests; a new game's seed and public id are drawn here, not
-in the pure core)."""
+in the pure core), answered, and the lobby's ready check."""
 
 from __future__ import annotations
 
@@ -20,9 +20,10 @@ from app.protocol import (
     SetOptions,
     Start,
 )
-from app.table import Change, Table
+from app.table import Change, Refusal, Table, pause
 from app.table import commands as table_commands
 
+from .outcomes import Asker, Stored, Unstored
 from .tokens import new_public_id
 
 LobbyMessage = (
@@ -30,6 +31,35 @@ LobbyMessage = (
     | Rematch
     | EndGameIn
 )  # what the room's dispatch leaves to the host's commands (mypy checks the two agree)
+NOT_HOST = "only the host can do that"
+
+
+def host_command(table: Table, message: LobbyMessage, asker: Asker, *, at: datetime, shared: bool) -> Stored:
+    """The host's lobby commands (rate-limited per seat). Who the host is, is judged on the table each
+    attempt is made on: the role may have moved through another process since this cache was read
+    (``shared``: there are other processes; then the store is read first when ``table`` says another seat
+    hosts it). A declined asker waits before asking again."""
+    seat = asker.seat
+    if seat is None:
+        raise Refusal("not_seated", "only the host can do that; spectators cannot")
+    if seat != table.host_seat and not shared:  # one process: the cache is true
+        raise Refusal("not_host", NOT_HOST)
+
+    def make(table: Table) -> Change | None:
+        if seat != table.host_seat:
+            raise Refusal("not_host", NOT_HOST)
+        return lobby_change(table, message, at)
+
+    declines = message.seat if isinstance(message, DeclineSeat) else None
+    return Stored(make, limit=("lobby", seat), host=seat if shared else None, declines=declines)
+
+
+def ready(asker: Asker) -> Unstored:
+    """A seated person says they are in for the next game (the lobby's ready check; not stored)."""
+    seat = asker.seat
+    if seat is None:
+        raise Refusal("not_seated", "only players at the table can say they are ready")
+    return Unstored(lambda table, present, now: pause.ready(table, seat=seat), limit=("lobby", seat))
 
 
 def lobby_change(table: Table, message: LobbyMessage, now: datetime) -> Change | None:

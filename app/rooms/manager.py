@@ -75,7 +75,7 @@ class RoomManager:
         room reads the store's version, and catches up if it is not there."""
         rooms = list(self.rooms.values()) if code is None else [r for r in [self.rooms.get(code)] if r]
         for room in rooms:
-            room.follow_soon()
+            room.follower.follow_soon()
 
     async def _beat(self) -> None:
         """Say, in one notice for all tables, which seats each has here; forget what silent processes said;
@@ -92,7 +92,7 @@ class RoomManager:
                 del self.peers[process]
             tables: dict[str, dict[str, Any]] = {}
             for room in list(self.rooms.values()):
-                room.forget_silent(silent)
+                room.follower.forget_silent(silent)
                 if room.has_sockets():
                     tables[room.code] = peers.here(self.broadcaster.process_id, room.table, room.presence)
             payload = {"process": self.broadcaster.process_id, "tables": tables}
@@ -120,7 +120,7 @@ class RoomManager:
             return
         for room in rooms:
             if room.code in stored and not room.closing:
-                room.heard_store_version(stored[room.code], at_once=at_once)
+                room.follower.heard_store_version(stored[room.code], at_once=at_once)
 
     def _heard_heartbeat(self, notice: Notice) -> None:
         """Another process's heartbeat: what it has at each table loaded here (nothing, if not listed)."""
@@ -136,7 +136,7 @@ class RoomManager:
                 max_spectators=self.settings.max_spectators_per_table,
             )
             if here is not None and here.process == said.process:
-                room.heard_heartbeat(here)
+                room.follower.heard_heartbeat(here)
 
     async def get(self, code: str) -> Room | None:
         """The live room for ``code`` (case-insensitive), loading it from the store on first use."""

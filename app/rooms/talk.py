@@ -1,23 +1,18 @@
-"""What players say at a table that changes nothing in it: chat lines and reactions (kept in the store for a
-page that connects later), and hints (values only; the room sends them)."""
+"""What players say at a table that changes nothing in it, answered: chat lines and reactions (said to
+everyone; the room keeps each in the store before it publishes it, ``kept_chat``), and hints (to the asker
+only). Values only; the room sends them."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Protocol
 
 from app.engine.hints import DrawHint
 from app.engine.hints import hint as best_move
-from app.protocol import ChatIn, ChatLine, ChatOut, HintOut, ReactIn, ReactionOut
-from app.store import ChatBound, ChatRecord
+from app.protocol import ChatIn, ChatOut, HintOut, ReactIn, ReactionOut
 from app.table import Refusal, Table, clean_text
 
+from .outcomes import Asker, Reply, Said
 from .render import iso
-
-log = logging.getLogger(__name__)
 
 
 def chat_line(table: Table, seat: int | None, message: ChatIn, *, now: datetime, max_length: int) -> ChatOut:
@@ -26,89 +21,6 @@ def chat_line(table: Table, seat: int | None, message: ChatIn, *, now: datetime,
         raise Refusal("not_seated", "only players at the table can chat")
     text = clean_text(message.text, max_length=max_length, what="chat line")
     return ChatOut(seat=seat, name=table.seats[seat].name, text=text, at=iso(now))
-
-
-# What a table keeps of its chat, in the store, for a page that (re)connects: the last lines and reactions,
-# at most this many and this many bytes of names and text.
-CHAT_KEPT_LINES = 50
-CHAT_KEPT_BYTES = 16_384
-CHAT_BOUND = ChatBound(CHAT_KEPT_LINES, CHAT_KEPT_BYTES)
-READS = 3  # a welcome's chat is read again while lines keep arriving during the read, at most this often
-UNSAID = "the chat line could not be saved (the database did not answer), so nobody heard it; try again"
-
-
-class ChatStore(Protocol):
-    async def add_chat(self, code: str, line: ChatRecord, bound: ChatBound) -> None: ...
-
-    async def recent_chat(self, code: str, bound: ChatBound) -> list[ChatRecord]: ...
-
-
-class TableChat:
-    """A table's chat as the store keeps it: each line (and reaction) is written before it is published, and a
-    welcome reads the recent ones back, so a page that (re)connects to any process, or after a restart, shows
-    them.
-
-    A line that arrives while a welcome's read is in flight is neither lost nor shown twice to that socket:
-    ``recent`` waits for this process's lines being written to be published, and reads again if a line
-    began here or was heard from another process during its read; its caller joins the socket without
-    awaiting anything after it, so every later line reaches the socket live. (A line another process wrote
-    before the read but whose notice arrives after the join is shown twice: Redis's delay, rare.)"""
-
-    def __init__(self, store: ChatStore, code: str, bound: ChatBound = CHAT_BOUND) -> None:
-        self.store, self.code, self.bound = store, code, bound
-        self.heard = 0  # lines begun here or heard from elsewhere
-        self._saying = 0  # lines of this process written or being written, not yet published
-        self._quiet = asyncio.Event()
-        self._quiet.set()
-
-    def heard_one(self) -> None:
-        """A line or reaction another process said (its notice)."""
-        self.heard += 1
-
-    async def say(self, line: ChatRecord, publish: Callable[[], Awaitable[None]]) -> None:
-        """Keep ``line`` in the store, then ``publish`` it (not published if it could not be kept)."""
-        self.heard += 1
-        self._saying += 1
-        self._quiet.clear()
-        try:
-            try:
-                await self.store.add_chat(self.code, line, self.bound)
-            except Exception as exc:
-                log.warning("room %s: could not keep a chat line: %s", self.code, exc)
-                raise Refusal("not_ready", UNSAID) from exc
-            await publish()
-        finally:
-            self._saying -= 1
-            if not self._saying:
-                self._quiet.set()
-
-    async def recent(self) -> list[ChatLine]:
-        """The table's recent lines and reactions, oldest first, from the store (none if it does not answer:
-        the welcome goes without them)."""
-        records: list[ChatRecord] = []
-        try:
-            for _ in range(READS):
-                await self._quiet.wait()
-                heard = self.heard
-                records = await self.store.recent_chat(self.code, self.bound)
-                if self.heard == heard and self._quiet.is_set():
-                    break
-        except Exception as exc:
-            log.warning("room %s: could not read the recent chat: %s", self.code, exc)
-        return [
-            ChatLine(seat=r.seat, name=r.name, text=r.text, at=iso(r.at), reaction=r.reaction or None)
-            for r in records
-        ]
-
-
-def record(line: ChatOut, *, at: datetime) -> ChatRecord:
-    """A chat line said ``at`` as the store keeps it."""
-    return ChatRecord(line.seat, line.name, line.text, at)
-
-
-def reaction_record(table: Table, reaction: ReactionOut, *, now: datetime) -> ChatRecord:
-    """A reaction as the store keeps it: the line a client shows for it (the seat's name, the emoji)."""
-    return ChatRecord(reaction.seat, table.seats[reaction.seat].name, reaction.emoji, now, reaction=True)
 
 
 def reaction(seat: int | None, message: ReactIn) -> ReactionOut:
@@ -132,3 +44,35 @@ def hint(table: Table, seat: int | None) -> HintOut:
         card = None if found.card is None else str(found.card)
         return HintOut(draw=found.source, card=card, go_out=found.go_out, penalty=found.penalty)
     return HintOut(card=str(found.card), go_out=found.go_out, penalty=found.penalty)
+
+
+def chat(table: Table, message: ChatIn, asker: Asker, *, now: datetime, max_length: int) -> Said:
+    """A chat line to everyone at the table, counted against the seat's chat."""
+    line = chat_line(table, asker.seat, message, now=now, max_length=max_length)
+    return Said("chat", line, limit=("chat", line.seat))
+
+
+def react(message: ReactIn, asker: Asker) -> Said:
+    """A quick reaction to everyone at the table, counted with the seat's chat lines."""
+    said = reaction(asker.seat, message)
+    return Said("reaction", said, limit=("chat", said.seat))
+
+
+class Hints:
+    """The hint of each seat at one version of the table (and one game state: a reload may bring another
+    at the same version): one search per seat and version however often asked."""
+
+    def __init__(self) -> None:
+        self.version, self._game = -1, object()
+        self._hints: dict[int, HintOut] = {}
+
+    def of(self, table: Table, seat: int | None) -> Reply:
+        """The best move, to the asker only (see ``hint``)."""
+        if table.version != self.version or table.game is not self._game:
+            self.version, self._game = table.version, table.game
+            self._hints.clear()
+        found = self._hints.get(seat) if seat is not None else None
+        if found is None:
+            found = hint(table, seat)
+            self._hints[seat] = found  # type: ignore[index]  # hint refused a spectator
+        return Reply(found)

@@ -10,7 +10,7 @@ import httpx
 import jsonschema_rs
 import pytest
 
-from app.api.documents import DOCS, REGENERATE, documents
+from app.api.documents.writer import DOCS, REGENERATE, documents
 from app.protocol import Ack, ChatOut, ErrorMessage, RoomInfo, SeatInfo, StateMessage, Welcome, encode
 from app.protocol.schema import SCHEMA_URL, definition_schema, protocol_schema
 

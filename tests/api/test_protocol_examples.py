@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema_rs
 import pytest
 
-from app.api.documents import DOCS, documents
+from app.api.documents.writer import DOCS, documents
 from app.protocol.schema import definition_schema
 
 DOC = (DOCS / "protocol.md").read_text(encoding="utf-8")

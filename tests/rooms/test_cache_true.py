@@ -16,7 +16,7 @@ import pytest
 from app.engine import action_to_dict
 from app.engine.bots import choose_action
 from app.rooms import Notice, Room, RoomManager, peers
-from app.rooms.room import BAD_HELLOS
+from app.rooms.hello import BAD_HELLOS
 from app.store import Store
 
 from .fakes import FakeSocket, wait_until
@@ -118,11 +118,11 @@ async def test_moves_of_another_process_are_read_from_the_log_not_taken_from_a_n
     watcher.drain()
     before = there.table
     forged = {"move": {"seat": 0, "action": {"type": "draw", "source": "discard"}, "id": "f", "at": "x"}}
-    there._on_notice(Notice(there.code, "state", before.version + 1, forged))
-    await wait_until(lambda: there._following is not None and there._following.done())
+    there.follower.on_notice(Notice(there.code, "state", before.version + 1, forged))
+    await wait_until(lambda: there.follower._following is not None and there.follower._following.done())
     assert there.table == before and watcher.drain() == []
     ack = await move_here(here, token_to_act(here, tokens), "m-1")
-    there._on_notice(Notice(there.code, "state", ack["version"]))
+    there.follower.on_notice(Notice(there.code, "state", ack["version"]))
     await wait_until(lambda: there.table.version == ack["version"])
     assert there.table == here.table
     shown = states(watcher.drain())
@@ -203,17 +203,17 @@ async def test_notices_are_read_strictly(manager: RoomManager, elsewhere: RoomMa
     await listener.say({"type": "hello"})
     listener.drain()
     crowd = {"process": "forger", "seats": [0], "spectators": 10_000}
-    there._on_notice(Notice(there.code, "presence", there.table.version, crowd))
+    there.follower.on_notice(Notice(there.code, "presence", there.table.version, crowd))
     assert there.presence.spectator_count() == 1
     assert peers.here_said({**crowd, "seats": [7]}, there.table, max_spectators=50) is None
     long_line = {"seat": 0, "name": "Host", "text": "x" * 3031, "at": "2026-01-01T00:00:00.000Z"}
     bidi = {**long_line, "text": "hi \u202e there"}
     other_name = {**long_line, "text": "hello", "name": "Someone"}
     for line in (long_line, bidi, other_name, {"seat": "0"}):
-        there._on_notice(Notice(there.code, "chat", there.table.version, line))
+        there.follower.on_notice(Notice(there.code, "chat", there.table.version, line))
     assert listener.drain() == []
     fine = {**long_line, "text": "hello"}
-    there._on_notice(Notice(there.code, "chat", there.table.version, fine))
+    there.follower.on_notice(Notice(there.code, "chat", there.table.version, fine))
     assert [m["text"] for m in listener.drain()] == ["hello"]
     assert peers.heartbeat({"process": "p", "tables": "nope"}) is None
 

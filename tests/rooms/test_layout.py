@@ -1,4 +1,4 @@
-"""The room owns its state: ``table`` is assigned in one transition (``Room._advance``, and the constructor),
+"""The room owns its state: ``table`` is assigned in one transition (``Room.advance``, and the constructor),
 and no module of ``app/rooms`` but the manager (and the package's public face) imports ``Room``, so the
 modules around the room return values or depend on narrow protocols, with no import circle."""
 
@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+from tests.test_purity import imports
 
 APP = Path(__file__).resolve().parents[2] / "app"
 ROOMS = APP / "rooms"
@@ -35,7 +37,7 @@ def test_the_table_of_a_room_is_assigned_only_by_its_one_transition() -> None:
         for path in sorted(APP.rglob("*.py"))
         if (names := _functions_assigning_table(ast.parse(path.read_text())))
     }
-    assert places == {"rooms/room.py": ["__init__", "_advance"]}
+    assert places == {"rooms/room.py": ["__init__", "advance"]}
 
 
 def _imports(path: Path) -> set[str]:
@@ -76,3 +78,28 @@ def test_the_rooms_package_has_no_import_circle() -> None:
 
     for module in graph:
         visit(module, ())
+
+
+MAX_LINES = 350  # past this a module is usually doing a second job that wants a module of its own
+
+
+def test_no_module_of_the_rooms_package_passes_its_size() -> None:
+    sizes = {path.name: len(path.read_text().splitlines()) for path in ROOMS.glob("*.py")}
+    assert {name: lines for name, lines in sizes.items() if lines > MAX_LINES} == {}
+
+
+ANSWERS = ("outcomes.py", "answers.py", "seat_changes.py", "lobby.py", "talk.py", "leaving.py")
+PARTS = ("room", "manager", "follower", "driver", "connection", "broadcast", "presence", "lease")
+PARTS += ("limits", "clock")
+STATEFUL = ("asyncio", "app.store", *(f"app.rooms.{part}" for part in PARTS))
+
+
+def test_the_answers_to_client_messages_are_functions_of_values() -> None:
+    """No answer module awaits, reads the store, or sees a socket, the room or its parts: each takes the
+    table, the message and plain values, and returns what the message comes to (the room runs it)."""
+    found = {
+        name: hits
+        for name in ANSWERS
+        if (hits := sorted({i.module for i in imports(ROOMS / name, APP) if i.module.startswith(STATEFUL)}))
+    }
+    assert found == {}

@@ -191,7 +191,7 @@ async def test_another_process_hears_who_continued(
         there = await second.get(room.code)
         assert there is not None and there.table.pause == NO_PAUSE
         heard = peers.here_said(said, there.table, max_spectators=10)
-        assert heard is not None and there.heard_here(heard)
+        assert heard is not None and there.follower.heard_here(heard)
         assert there.table.pause == room.table.pause
         deadline = clock.now() + timedelta(seconds=30)
         assert turn_deadline(there.table, there.timing) == turn_deadline(room.table, room.timing) == deadline

@@ -381,9 +381,9 @@ async def test_reactions_reach_the_table_and_count_with_the_chat(manager: RoomMa
     await room.join("Bob")
     watcher.drain(), host.drain()
     version = room.table.version
-    room._on_notice(Notice(room.code, "reaction", room.table.version, {"seat": 1, "emoji": "😂"}))
+    room.follower.on_notice(Notice(room.code, "reaction", room.table.version, {"seat": 1, "emoji": "😂"}))
     assert watcher.drain() == host.drain() == [{"type": "reaction", "seat": 1, "emoji": "😂"}]
-    room._on_notice(Notice(room.code, "reaction", room.table.version, {"seat": 3, "emoji": "😂"}))
+    room.follower.on_notice(Notice(room.code, "reaction", room.table.version, {"seat": 3, "emoji": "😂"}))
     assert watcher.drain() == host.drain() == []
     # Only the offered few: anything else is a malformed message, refused before it reaches the room.
     for emoji in ("💩", "👍👍", "", 7):

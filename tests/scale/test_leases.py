@@ -4,6 +4,7 @@ holder stops renewing (it died), released for the next process."""
 from __future__ import annotations
 
 import asyncio
+import random
 from pathlib import Path
 
 import pytest
@@ -36,5 +37,26 @@ async def test_one_holder_renewed_then_taken_over_when_it_stops(tmp_path: Path) 
     finally:
         await a.close()
         await b.close()
+        await client.aclose()
+        server.kill()
+
+
+async def test_close_returns_even_when_it_lands_in_the_middle_of_a_renewal(tmp_path: Path) -> None:
+    """redis-py sometimes swallows a cancellation that lands mid-command: a renewal loop that relied on the
+    cancellation alone went on renewing, and close() (a process's shutdown) never returned. Leases that
+    renew every 10 ms are closed at random moments, many times: each close returns within a second."""
+    server = RedisServer(tmp_path)
+    server.start()
+    client = aioredis.from_url(server.url)
+    rng = random.Random(13)
+    try:
+        for attempt in range(300):
+            leases = RedisLeases(client, f"p{attempt}", 40)
+            assert await leases.acquire(f"ROOM{attempt}")
+            await asyncio.sleep(rng.random() * 0.02)
+            closing = asyncio.ensure_future(leases.close())
+            done, _ = await asyncio.wait({closing}, timeout=1.0)
+            assert done, f"close() did not return (attempt {attempt}): the renewal loop went on"
+    finally:
         await client.aclose()
         server.kill()

@@ -1,5 +1,5 @@
-"""A table's chat kept in the store (``talk.TableChat``): a line is published only once kept, and a welcome's
-read misses no line said meanwhile, here or through another process."""
+"""A table's chat kept in the store (``kept_chat.TableChat``): a line is published only once kept, and a
+welcome's read misses no line said meanwhile, here or through another process."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.rooms.talk import TableChat
+from app.rooms.kept_chat import TableChat
 from app.store import ChatBound, ChatRecord
 from app.table import Refusal
 
