@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
 
 from app.engine import GameState, action_to_dict
 from app.engine.bots import choose_action
-from app.protocol import MessageRefused, Pong, parse_client_message
+from app.protocol import ChatOut, MessageRefused, Pong, parse_client_message
 from app.rooms import (
     CODE_ALPHABET,
     Connection,
@@ -25,6 +26,7 @@ from app.rooms.driver import MAX_FAILURES as BOT_MAX_FAILURES
 from app.rooms.driver import RETRY_SECONDS as BOT_RETRY_SECONDS
 from app.rooms.feed import RoundMoves
 from app.rooms.room import PRESENCE_SECONDS
+from app.store import ChatBound, ChatRecord
 from app.table import TRANSITIONS, Change, RoomStatus, WrongStatus
 from tests.reads import list_actions
 
@@ -363,6 +365,49 @@ async def test_a_hello_is_welcomed_with_the_tables_recent_chat(
     assert all(line["at"].endswith("Z") for line in welcome["chat"])
     watcher = FakeSocket(room)  # a watcher reads them too
     assert [line["text"] for line in (await watcher.say({"type": "hello"}))[0]["chat"]][-1] == "👍"
+
+
+async def test_a_chat_line_or_reaction_the_store_cannot_keep_is_refused_and_heard_by_nobody(
+    manager: RoomManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    room, host, _ = await seated(manager)
+    watcher = FakeSocket(room)
+    await watcher.say({"type": "hello"})
+    watcher.drain()
+
+    async def away(*_: object) -> None:
+        raise OSError("the database went away")
+
+    monkeypatch.setattr(room.store, "add_chat", away)
+    for said in ({"type": "chat", "text": "lost"}, {"type": "react", "emoji": "👍"}):
+        assert [m["type"] for m in await host.say(said)] == ["error"]  # not even its sender hears it
+        assert codes(host.seen[-1:]) == ["not_ready"]
+    assert watcher.drain() == []
+    monkeypatch.undo()
+    assert (await FakeSocket(room).say({"type": "hello"}))[0].get("chat") is None
+
+
+async def test_a_welcome_reads_the_chat_again_when_another_process_spoke_during_its_read(
+    manager: RoomManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    room, _, _ = await seated(manager)
+    seat, _ = await room.join("Bob")
+    assert seat == 1
+    line = ChatOut(seat=1, name="Bob", text="meanwhile", at="2026-12-04T08:00:00.000Z")
+    read, reads = room.store.recent_chat, 0
+
+    async def racing_read(code: str, bound: ChatBound) -> list[ChatRecord]:
+        nonlocal reads
+        reads += 1
+        kept = await read(code, bound)
+        if reads == 1:  # another process keeps Bob's line and its notice arrives while this read is out
+            await room.store.add_chat(code, ChatRecord(1, "Bob", line.text, datetime.now(UTC)), bound)
+            room.follower.on_notice(Notice(room.code, "chat", room.table.version, line.model_dump()))
+        return kept
+
+    monkeypatch.setattr(room.store, "recent_chat", racing_read)
+    welcome = (await FakeSocket(room).say({"type": "hello"}))[0]
+    assert [line["text"] for line in welcome["chat"]] == ["meanwhile"] and reads == 2
 
 
 async def test_reactions_reach_the_table_and_count_with_the_chat(manager: RoomManager) -> None:
