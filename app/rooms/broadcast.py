@@ -291,7 +291,7 @@ class RedisBroadcaster:
                 await asyncio.sleep(RETRY_SECONDS)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
 
     async def _follow_rooms(self, pubsub: Any, *, resync_new: bool) -> None:
         """Subscribe to the channels of rooms loaded since, leave those of rooms gone."""
