@@ -27,3 +27,9 @@ export function cardTemplate(text, opts = {}) {
     aria-disabled=${opts.disabled ? 'true' : nothing} aria-pressed=${opts.pressed ? 'true' : nothing}
     @click=${opts.onclick ?? nothing}>${face}</button>`;
 }
+
+/** A face-down card (the stock): ``opts`` {small, testid}; hidden from screen readers (its pile is named). */
+export function cardBackTemplate(opts = {}) {
+  return html`<div class=${opts.small ? 'card back small' : 'card back'} aria-hidden="true"
+    data-testid=${opts.testid ?? nothing}></div>`;
+}
