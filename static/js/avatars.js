@@ -7,6 +7,7 @@ import { t } from './i18n.js';
 import { savedAvatar, saveAvatar } from './storage.js';
 import { AVATAR_GLYPHS } from './views/faces.js';
 import './i18n-looks.js';
+import './i18n-table.js';
 
 export { AVATAR_GLYPHS, avatarEl } from './views/faces.js';
 // The face, the name chip and the robot under the names the lit-html views first knew them by.

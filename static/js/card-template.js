@@ -2,6 +2,7 @@
 import { cardLabel, isWild, parseCard, RED, SUIT_SYMBOLS } from './cards.js';
 import { html, nothing } from './html.js';
 import { t } from './i18n.js';
+import './i18n-table.js';
 
 /**
  * A face-up card as a template, as cardEl draws it. ``opts``: {button, wildRank, small, extraClass (classes),

@@ -1,6 +1,7 @@
 // Playing cards in the page: parsing the wire text ('10H', 'JK') and accessible labels (card-template.js draws
 // them).
 import { cardLabelWords, num, t } from './i18n.js';
+import './i18n-table.js';
 
 export const SUIT_SYMBOLS = { S: '♠', H: '♥', D: '♦', C: '♣' };
 export const RED = new Set(['H', 'D']);

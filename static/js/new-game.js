@@ -3,6 +3,7 @@
 import * as api from './api.js';
 import { element, html } from './html.js';
 import { t } from './i18n.js';
+import './i18n-table.js';
 
 export const EVERY_MS = 4000;
 

@@ -7,6 +7,7 @@ import { element, html, nothing, render } from '../html.js';
 import { repeat } from '../html-directives.js';
 import { num, t } from '../i18n.js';
 import { config } from '../config.js';
+import '../i18n-table.js';
 
 /** Show ``emoji`` rising from the chip (table) or row (lobby) of ``seat`` for a moment. */
 export function showReaction(seat, emoji) {

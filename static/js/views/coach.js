@@ -9,6 +9,7 @@ import { t } from '../i18n.js';
 import { pausing } from '../pause.js';
 import { coachState, setCoachState } from '../storage.js';
 import '../i18n-learn.js';
+import '../i18n-table.js';
 
 /** The coach is on: chosen by a newcomer ('on', until their first game ends) or turned on again ('kept'). */
 export const coachOn = () => ['on', 'kept'].includes(coachState());

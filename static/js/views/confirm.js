@@ -3,6 +3,7 @@
 // focus back to where it was.
 import { html, render } from '../html.js';
 import { t } from '../i18n.js';
+import '../i18n-table.js';
 
 let open = null; // the dialog being shown: a second question replaces it (answered "no")
 

@@ -9,6 +9,7 @@ import { html, nothing } from '../html.js';
 import { repeat } from '../html-directives.js';
 import { t } from '../i18n.js';
 import { groupLabel, groupsOf as arrangedGroups } from './widgets.js';
+import '../i18n-table.js';
 
 /** The hand in your order ``order`` (state.handOrder): cards you still hold keep their places, new ones go at
  * the end. */

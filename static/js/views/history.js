@@ -8,6 +8,7 @@ import { decimal } from '../figures.js';
 import { botIcon, displayName } from './faces.js';
 import { playerLink } from './standings-links.js';
 import '../i18n-standings.js';
+import '../i18n-table.js';
 
 export const PAGE_SIZE = 10;
 

@@ -7,6 +7,7 @@ import { t } from '../i18n.js';
 import { config } from '../config.js';
 import { confirmDialog } from './confirm.js';
 import { botIcon, displayName, historyLink, seatName, winnersLine } from './widgets.js';
+import '../i18n-table.js';
 
 /** Make ``seat`` ({seat, name, bot}) the host, once the host says yes. */
 export function makeHostButton(seat, actions, className = 'secondary small') {

@@ -8,6 +8,7 @@ import { learnOffered, setLearnOffered } from '../storage.js';
 import { coachSwitch } from './coach.js';
 import { meldGroups } from './widgets.js';
 import '../i18n-learn.js';
+import '../i18n-table.js';
 
 const WILD = ['3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K'];
 

@@ -4,6 +4,7 @@
 import { html, nothing } from '../html.js';
 import { t } from '../i18n.js';
 import { confirmDialog } from './confirm.js';
+import '../i18n-table.js';
 
 /** "Leave table", for a seated person; the host is told the role passes on. Not for the only person at the
  * table (the server refuses it: nobody could take over as host; closing the tab is leaving enough). */

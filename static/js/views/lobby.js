@@ -16,6 +16,7 @@ import { leaveButton } from './leave.js';
 import { displayName, historyLink } from './widgets.js';
 import { standingsLink } from './standings-links.js';
 import { avatarPicker, avatarTemplate, nameTemplate } from '../avatars.js';
+import '../i18n-table.js';
 
 async function removeSeat(seat, actions) {
   const name = displayName(seat);

@@ -14,6 +14,7 @@ import {
   botIcon, displayName, fitCues, groupsOf, meldGroups, piles, scoreSheet, seatName, sheetBox, winnersLine,
 } from './widgets.js';
 import '../i18n-standings.js';
+import '../i18n-table.js';
 
 const TOUCH = window.matchMedia('(hover: none), (pointer: coarse)'); // as the table: a phone has no keys
 

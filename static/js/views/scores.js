@@ -8,6 +8,7 @@ import { avatarEl, nameTemplate } from '../avatars.js';
 import { playerLink, standingsLink } from './standings-links.js';
 import { fitCues, historyLink, meldGroups, scoreSheet, sheetBox, seatName as nameAmong, winnersLine } from './widgets.js';
 import '../i18n-standings.js';
+import '../i18n-table.js';
 
 const seatName = (ctx, seat) => nameAmong(ctx.room.seats, seat);
 

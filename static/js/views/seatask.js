@@ -3,6 +3,7 @@ import { html, nothing } from '../html.js';
 import { t } from '../i18n.js';
 import { savedName, saveName } from '../storage.js';
 import { displayName } from './widgets.js';
+import '../i18n-table.js';
 
 /** The controls a bot's seat shows (in a player chip or a lobby row): what this viewer may do about it. */
 export function seatRequestControls(ctx, info, actions) {

@@ -1,6 +1,7 @@
 // The room link to share: the address, a copy button, and a QR code for a phone at the same table.
 import { html } from '../html.js';
 import { t } from '../i18n.js';
+import '../i18n-table.js';
 
 export function shareBox(url, toast) {
   const copy = async (event) => {

@@ -10,6 +10,7 @@ import { decimal, percent } from '../figures.js';
 import { formatDate } from './history.js';
 import { STANDINGS_PATH, gamePath, pageLink, playerLink, playerPath } from './standings-links.js';
 import '../i18n-standings.js';
+import '../i18n-table.js';
 
 export const PAGE_SIZE = 10;
 // The boards, each with its REST query: players by a figure, or games by their final total.

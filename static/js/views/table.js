@@ -17,6 +17,7 @@ import { turnStrip } from './turnstrip.js';
 import { coachBar, coachTarget } from './coach.js';
 import { meldGroups, seatName as nameAmong, winnersLine } from './widgets.js';
 import { avatarTemplate, nameTemplate } from '../avatars.js';
+import '../i18n-table.js';
 
 const TOUCH = window.matchMedia('(hover: none), (pointer: coarse)'); // a phone: no keys to mention
 const seatName = (ctx, seat) => nameAmong(ctx.room.seats, seat);

@@ -6,6 +6,7 @@ import { html, nothing } from '../html.js';
 import { cardCount, num, t } from '../i18n.js';
 import { displayName } from './faces.js';
 import { pageLink } from './standings-links.js';
+import '../i18n-table.js';
 
 export { botIcon, displayName, nameLabel } from './faces.js';
 
