@@ -125,6 +125,13 @@ const actions = {
     change((s) => { s.asking = null; });
     ctx.socket?.send({ type: 'request_seat', seat, name });
   },
+  /** The bell: at a table notify.js is here already (the room's live modules), so the permission is asked at
+   * once, within the click (a browser asks for it only then). */
+  async toggleNotify() {
+    const { toggleNotify } = liveModules() ?? await importOnce('./notify.js');
+    await toggleNotify();
+    change();
+  },
   askHint() {
     ctx.socket?.send({ type: 'hint' });
   },

@@ -106,13 +106,6 @@ function topTemplate() {
   const inRoom = !!ctx.route.code;
   const conn = inRoom && ctx.conn && ctx.conn !== 'online' ? ctx.conn : null;
   const other = lang() === 'en' ? 'fa' : 'en';
-  const bell = async () => {
-    // At a table notify.js is here (the room's live modules): asked at once, within the click (a browser asks
-    // for the permission only then).
-    const { toggleNotify } = await importOnce('./notify.js');
-    await toggleNotify();
-    change();
-  };
   // The brand's name holds the printed mark too (label in name, WCAG 2.5.3): on a phone in a room only the
   // mark shows. The language button is named by its visible text (the other language's name).
   return html`<a class="brand" href="/" aria-label=${`3|13 ${t('app_title')}`} @click=${(e) => { e.preventDefault(); actions.goHome(); }}
@@ -120,7 +113,7 @@ function topTemplate() {
     ? html`<span class="room-code" dir="ltr">${ctx.route.code}</span>` : nothing}<span class="spacer"></span>${conn
     ? html`<span class=${`conn ${conn}`} role="status" data-testid="conn">${t(`conn_${conn}`)}</span>` : nothing}${inRoom
     ? html`<button type="button" class="bell" data-testid="notify" aria-pressed=${notifyOn() ? 'true' : 'false'}
-      aria-label=${t('notify_label')} title=${t('notify_label')} @click=${bell}>${notifyOn() ? '🔔' : '🔕'}</button>` : nothing}<button
+      aria-label=${t('notify_label')} title=${t('notify_label')} @click=${() => actions.toggleNotify()}>${notifyOn() ? '🔔' : '🔕'}</button>` : nothing}<button
     type="button" class="bell learn-open" data-testid="learn-open" aria-label=${t('learn_open')} title=${t('learn_open')}
     @click=${() => openLearn()}>?</button>${settingsButton(() => change())}<button type="button" class="lang" data-testid="lang"
     lang=${other} title=${t('lang_other_label')} @click=${() => setLang(other)}>${t('lang_other')}</button>`;
