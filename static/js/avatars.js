@@ -5,36 +5,13 @@ import { config } from './config.js';
 import { html, nothing } from './html.js';
 import { t } from './i18n.js';
 import { savedAvatar, saveAvatar } from './storage.js';
-import { AVATAR_GLYPHS, displayName } from './views/faces.js';
+import { AVATAR_GLYPHS } from './views/faces.js';
 import './i18n-looks.js';
+import './i18n-table.js';
 
 export { AVATAR_GLYPHS, avatarEl } from './views/faces.js';
-
-// faces.js's avatarEl, botIcon and nameLabel as templates, for the views drawn with lit-html (faces.js stays
-// free of it: a room link's join form draws a face and does not wait for lit-html).
-const BOT_ICON = html`<svg class="bot-icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true"><rect x="2.5" y="4.5"
-  width="11" height="9" rx="2.5" fill="currentColor"></rect><circle cx="6" cy="9" r="1.4" fill="#0f5a43"></circle><circle
-  cx="10" cy="9" r="1.4" fill="#0f5a43"></circle><rect x="7.3" y="1" width="1.4" height="3.5" fill="currentColor"></rect></svg>`;
-
-/** The small face of ``seat`` (as faces.js's avatarEl draws it). */
-export function avatarTemplate(seat) {
-  const id = seat?.avatar ?? null;
-  const face = (kind, content) => html`<span class=${kind} aria-hidden="true" data-avatar=${id ?? ''}
-    data-testid=${`avatar-${seat?.seat}`}>${content}</span>`;
-  if (seat?.bot || id === config.bot_avatar) return face('avatar robot', BOT_ICON);
-  if (id && AVATAR_GLYPHS[id]) return face('avatar', AVATAR_GLYPHS[id]);
-  const letter = [...(seat?.name ? displayName(seat) : '?').trim()][0] ?? '?';
-  return face('avatar initial', letter.toUpperCase());
-}
-
-/** A seat's name chip (as faces.js's nameLabel draws it): always text; a program's seat is tagged as one. */
-export function nameTemplate(seat) {
-  return html`<span class="name" dir="auto">${displayName(seat)}${seat.program
-    ? html`<span class="program-tag" title=${t('program_title')} data-testid="program-tag">${t('program')}</span>` : nothing}</span>`;
-}
-
-/** The robot icon beside a button's words. */
-export const botIconTemplate = () => BOT_ICON;
+// The face, the name chip and the robot under the names the lit-html views first knew them by.
+export { avatarEl as avatarTemplate, nameLabel as nameTemplate, botIcon as botIconTemplate } from './views/faces.js';
 
 /** The lobby's row of faces for your own seat (nothing when you hold none, or it is a bot's). */
 export function avatarPicker(ctx, actions) {

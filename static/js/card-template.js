@@ -2,6 +2,7 @@
 import { cardLabel, isWild, parseCard, RED, SUIT_SYMBOLS } from './cards.js';
 import { html, nothing } from './html.js';
 import { t } from './i18n.js';
+import './i18n-table.js';
 
 /**
  * A face-up card as a template, as cardEl draws it. ``opts``: {button, wildRank, small, extraClass (classes),
@@ -26,4 +27,10 @@ export function cardTemplate(text, opts = {}) {
     data-testid=${opts.testid ?? nothing} data-key=${opts.key ?? nothing} data-index=${opts.index ?? nothing}
     aria-disabled=${opts.disabled ? 'true' : nothing} aria-pressed=${opts.pressed ? 'true' : nothing}
     @click=${opts.onclick ?? nothing}>${face}</button>`;
+}
+
+/** A face-down card (the stock): ``opts`` {small, testid}; hidden from screen readers (its pile is named). */
+export function cardBackTemplate(opts = {}) {
+  return html`<div class=${opts.small ? 'card back small' : 'card back'} aria-hidden="true"
+    data-testid=${opts.testid ?? nothing}></div>`;
 }

@@ -1,13 +1,13 @@
 // The views' templates: lit-html (js/vendor/lit-html) as the client uses it. Text always goes in as text (a
 // binding is never parsed as HTML; nothing here offers unsafeHTML). ``html`` is lit-html's, but for the line
 // breaks a template is written with: whitespace holding a line break beside a tag, at a value's side in the
-// content, or between two values is dropped (as dom.js's h() never made such text), elsewhere (between a
+// content, or between two values is dropped (as a page written with DOM calls never had such text), elsewhere (between a
 // tag's attributes) it is one space. So an inline row of elements looks as it did before lit-html.
-import { html as litHtml, nothing, render } from './vendor/lit-html/lit-html.js';
-import { repeat } from './vendor/lit-html/directives/repeat.js';
-import { live } from './vendor/lit-html/directives/live.js';
+// ``live`` and ``repeat`` (lit-html's directives, three more files) come from html-directives.js: the first
+// screens (a room link's join form, the home page's top) do not wait for them.
+import { html as litHtml, nothing, render, svg } from './vendor/lit-html/lit-html.js';
 
-export { live, nothing, render, repeat };
+export { nothing, render, svg };
 
 /** One template's strings with its layout's line breaks taken out (see above). */
 function tighten(text) {
@@ -31,16 +31,9 @@ export function html(strings, ...values) {
   return litHtml(tight, ...values);
 }
 
-/**
- * A part still drawn with dom.js's h() inside a template (the dialogs' and the host's few controls): the same
- * element while ``key`` is the same (so it keeps the keyboard and its animation), made anew when it changes.
- * ``cache``: a Map of the view's own (made with the view, gone with it).
- */
-export function kept(cache, name, key, build) {
-  const stamp = JSON.stringify([document.documentElement.lang, key]);
-  const hit = cache.get(name);
-  if (hit && hit.stamp === stamp) return hit.node;
-  const node = build() ?? nothing;
-  cache.set(name, { stamp, node });
-  return node;
+/** ``template`` as one element of its own, outside any view (a card flying over the table: views/motion.js). */
+export function element(template) {
+  const holder = document.createElement('div');
+  render(template, holder);
+  return holder.firstElementChild;
 }

@@ -1,8 +1,9 @@
 // On a table's history or replay page: look at the table now and then (no socket: the seat is not taken
 // up by browsing), and say so, with a way back, when a new game starts there.
 import * as api from './api.js';
-import { h } from './dom.js';
+import { element, html } from './html.js';
 import { t } from './i18n.js';
+import './i18n-table.js';
 
 export const EVERY_MS = 4000;
 
@@ -40,15 +41,11 @@ export class NewGameWatch {
   }
 }
 
-/** The notice that a new game started at ``code``: a link back to the table, and a button to close it. */
+/** The notice that a new game started at ``code`` (an element of its own, put over the page): a link back to the
+ * table, and a button to close it. */
 export function newGameBanner(code, navigate, onClose) {
   const path = `/r/${code}`;
-  const banner = h('div.new-game-banner', { role: 'status', 'data-testid': 'new-game-banner' },
-    h('span', {}, t('new_game_started')),
-    h('a.primary.small', {
-      href: path, 'data-testid': 'new-game-back',
-      onclick: (e) => { e.preventDefault(); onClose(); navigate(path); },
-    }, t('back_to_table')),
-    h('button.link', { type: 'button', 'aria-label': t('close'), onclick: () => onClose() }, '×'));
-  return banner;
+  return element(html`<div class="new-game-banner" role="status" data-testid="new-game-banner"><span>${t('new_game_started')}</span><a
+    class="primary small" href=${path} data-testid="new-game-back" @click=${(e) => { e.preventDefault(); onClose(); navigate(path); }}>${
+    t('back_to_table')}</a><button type="button" class="link" aria-label=${t('close')} @click=${() => onClose()}>×</button></div>`);
 }

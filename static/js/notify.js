@@ -3,6 +3,7 @@
 // while sound is off in the settings (views/settings.js): the bell chooses the notices, that switch the sound.
 import { t } from './i18n.js';
 import { notifyOn, setNotify, soundOn } from './storage.js';
+import './i18n-table.js';
 
 let audio = null;
 let wasMyTurn = null; // null: no state seen yet (opening a table on your turn is not news)

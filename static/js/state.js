@@ -5,8 +5,9 @@
 // read it and call the actions app.js gives them; they never assign to it and keep no state of their own that
 // the next render needs (what a view must remember, such as a folded box or your own order of the hand, is a
 // field of the state below).
-// Rendering is by lit-html (js/vendor/lit-html): an update touches only what changed, lists are kept by key,
-// so the element that has the keyboard, a half-typed text and a scroll position survive it by construction.
+// Rendering is by lit-html (js/vendor/lit-html; render.js draws every page): an update touches only what
+// changed, lists are kept by key, so the element that has the keyboard, a half-typed text and a scroll position
+// survive it by construction.
 
 let state = null;
 let draw = () => {};
@@ -62,6 +63,7 @@ export function initialState(route) {
     joinInfo: null, // room info while choosing to join or watch
     requestedSeat: null, // the bot's seat this tab asked for (its request is in room.seats[...].request)
     asking: null, // the bot's seat whose ask form is open
+    askError: null, // what the ask form says is wrong (no name)
     coach: null, // the coach's question this turn: {version, phase, answer} (views/coach.js)
     hint: null, // the server's hint for this hand: {card, goOut}
     selected: null, // the card picked to be confirmed ("confirm discards")
@@ -70,5 +72,7 @@ export function initialState(route) {
     botLevel: null, // the bot level the host last picked in the lobby (null: the server's default)
     rulesOpen: null, // the lobby's rules box as the viewer left it (null: open for the host)
     error: null,
+    page: {}, // the page's own part (views/home.js, join.js, history.js, standings.js): a form's choices and
+    // errors, what the page fetched; a new page starts it afresh
   };
 }

@@ -254,7 +254,7 @@ def test_a_room_link_whose_first_download_fails_shows_the_join_form_anyway(
     assert failed, f"the first download of the {what} was dropped"
 
 
-@pytest.mark.parametrize("module", ["dom.js", "views/settings.js"])
+@pytest.mark.parametrize("module", ["html.js", "views/settings.js"])
 def test_a_room_link_whose_static_import_fails_to_download_loads_again(
     new_page: Any, server: str, module: str
 ) -> None:

@@ -182,7 +182,7 @@ SETTLED = """async ([count, gone]) => {
   }
   throw new Error(`the caches are still ${await caches.keys()}`);
 }"""
-DOM = "link[rel=modulepreload][href^='/static/js/dom.js']"
+DOM = "link[rel=modulepreload][href^='/static/js/html.js']"  # a file every page preloads
 
 
 def kept(page: Any, url: str) -> bool:
@@ -215,7 +215,7 @@ def test_a_new_deploy_is_picked_up_and_older_caches_dropped(
     doms = [page.get_attribute(DOM, "href")]
 
     for deploy in (1, 2):  # each deploy: one client file changes
-        with (static / "js" / "dom.js").open("a") as out:
+        with (static / "js" / "html.js").open("a") as out:
             out.write(f"\n// deploy {deploy}\n")
         page.reload()  # a navigation: the browser checks the worker's script, finds it changed
         caches = page.evaluate(SETTLED, [2, first if deploy == 2 else ""])

@@ -3,17 +3,18 @@
 // Drawn with lit-html on every change: the field is never touched by a render (a line being typed stays, and
 // keeps the keyboard), the lines are kept by their id, and the log follows new lines only if it was at its
 // end (someone reading back up keeps their place).
-import { h } from '../dom.js';
-import { html, nothing, render, repeat } from '../html.js';
+import { element, html, nothing, render } from '../html.js';
+import { repeat } from '../html-directives.js';
 import { num, t } from '../i18n.js';
 import { config } from '../config.js';
+import '../i18n-table.js';
 
 /** Show ``emoji`` rising from the chip (table) or row (lobby) of ``seat`` for a moment. */
 export function showReaction(seat, emoji) {
   const anchor = document.querySelector(`[data-testid=player-${seat}], [data-testid=seat-${seat}]`);
   if (!anchor) return;
   const box = anchor.getBoundingClientRect();
-  const bubble = h('span.reaction-bubble', { 'aria-hidden': 'true', 'data-testid': `reaction-${seat}` }, emoji);
+  const bubble = element(html`<span class="reaction-bubble" aria-hidden="true" data-testid=${`reaction-${seat}`}>${emoji}</span>`);
   bubble.style.left = `${box.left + box.width / 2}px`;
   bubble.style.top = `${box.top + box.height / 2}px`;
   document.body.append(bubble);

@@ -3,12 +3,13 @@
 // marks that pile or card, says why in one line, and plays only when asked ("Do that for me": the normal move).
 // The server answers where the table has hints on, or at any table for a seat played for practice.
 import { cardShort } from '../cards.js';
-import { h } from '../dom.js';
-import { html, live, nothing } from '../html.js';
+import { html, nothing } from '../html.js';
+import { live } from '../html-directives.js';
 import { t } from '../i18n.js';
 import { pausing } from '../pause.js';
 import { coachState, setCoachState } from '../storage.js';
 import '../i18n-learn.js';
+import '../i18n-table.js';
 
 /** The coach is on: chosen by a newcomer ('on', until their first game ends) or turned on again ('kept'). */
 export const coachOn = () => ['on', 'kept'].includes(coachState());
@@ -22,12 +23,9 @@ export function setCoach(on) {
 
 /** The coach's switch (the walkthrough's last page, and the table). */
 export function coachSwitch(id, label, onChange = () => {}) {
-  const input = h('input.switch', {
-    type: 'checkbox', role: 'switch', id, 'data-testid': id, 'data-key': id,
-    onchange: () => { setCoach(input.checked); onChange(input.checked); },
-  });
-  input.checked = coachOn();
-  return h('label.toggle.coach-switch', { for: id }, input, h('span', {}, label));
+  const changed = (event) => { setCoach(event.currentTarget.checked); onChange(event.currentTarget.checked); };
+  return html`<label class="toggle coach-switch" for=${id}><input class="switch" type="checkbox" role="switch" id=${id}
+    data-testid=${id} data-key=${id} .checked=${live(coachOn())} @change=${changed}><span>${label}</span></label>`;
 }
 
 /** Whether this seat may ask the server for hints: the table has them on, or the seat plays for practice. */

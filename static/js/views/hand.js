@@ -5,9 +5,11 @@
 // rest of the table changes; your order lives in the state (state.handOrder), changed through actions.reorder.
 import { cardLabel, parseCard } from '../cards.js';
 import { cardTemplate } from '../card-template.js';
-import { html, nothing, repeat } from '../html.js';
+import { html, nothing } from '../html.js';
+import { repeat } from '../html-directives.js';
 import { t } from '../i18n.js';
 import { groupLabel, groupsOf as arrangedGroups } from './widgets.js';
+import '../i18n-table.js';
 
 /** The hand in your order ``order`` (state.handOrder): cards you still hold keep their places, new ones go at
  * the end. */

@@ -1,17 +1,16 @@
 // A table's history page: every game played there (date, players, totals, winners, status) and the
-// leaderboard, a page at a time, with a replay link for each finished game.
+// leaderboard, a page at a time, with a replay link for each finished game. A function of the state: what it
+// fetched and which pages it shows are the page's part of it (``ctx.page``, changed by ``actions.setPage``).
 import * as api from '../api.js';
-import { h, mount } from '../dom.js';
+import { html, nothing } from '../html.js';
 import { lang, num, t } from '../i18n.js';
 import { decimal } from '../figures.js';
-import { botIcon, displayName } from './widgets.js';
+import { botIcon, displayName } from './faces.js';
 import { playerLink } from './standings-links.js';
 import '../i18n-standings.js';
+import '../i18n-table.js';
 
 export const PAGE_SIZE = 10;
-
-// What the page shows, kept across redraws (a language switch redraws without fetching again).
-const view = { route: null, code: null, games: null, board: null, gamesOffset: 0, boardOffset: 0, error: null, loading: false };
 
 export function formatDate(iso) {
   if (!iso) return '';
@@ -21,40 +20,41 @@ export function formatDate(iso) {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(date);
 }
 
-async function load(code, rerender) {
-  view.loading = true;
+/** Fetch the games and the leaderboard at the offsets asked for (``ask``: {gamesOffset, boardOffset}). */
+async function load(ctx, actions, ask = {}) {
+  const route = ctx.route;
+  const page = { gamesOffset: 0, boardOffset: 0, ...ctx.page, ...ask };
+  actions.setPage({ ...ask, loading: true });
+  let found;
   try {
     const [games, board] = await Promise.all([
-      api.roomGames(code, PAGE_SIZE, view.gamesOffset),
-      api.leaderboard(code, PAGE_SIZE, view.boardOffset),
+      api.roomGames(route.code, PAGE_SIZE, page.gamesOffset),
+      api.leaderboard(route.code, PAGE_SIZE, page.boardOffset),
     ]);
-    if (view.code !== code) return;
-    Object.assign(view, { games, board, error: null });
+    found = { games, board, error: null };
   } catch (err) {
-    if (view.code !== code) return;
-    view.error = err.status === 404 ? t('err_not_found') : err.code === 'offline' ? t('err_offline') : t('error', { message: err.message || err.code });
-  } finally {
-    view.loading = false;
+    found = { error: err.status === 404 ? t('err_not_found') : err.code === 'offline' ? t('err_offline') : t('error', { message: err.message || err.code }) };
   }
-  rerender();
+  if (ctx.route === route) actions.setPage({ ...found, loading: false });
+}
+
+/** Each visit fetches the newest games (a language switch only draws them again). */
+export function enter(ctx, actions) {
+  load(ctx, actions);
 }
 
 /** Previous / next buttons and 'Page 2 of 5' for a {total, limit, offset} page. */
 function pager(pageData, testid, onOffset) {
   const { total, limit, offset } = pageData;
   const pages = Math.max(1, Math.ceil(total / limit));
-  if (pages <= 1) return null;
+  if (pages <= 1) return nothing;
   const current = Math.floor(offset / limit) + 1;
-  return h('nav.pager', { 'aria-label': t('pages'), 'data-testid': `${testid}-pager` },
-    h('button.secondary.small', {
-      type: 'button', 'data-testid': `${testid}-prev`, disabled: offset <= 0,
-      onclick: () => onOffset(Math.max(0, offset - limit)),
-    }, h('span.flip', { 'aria-hidden': 'true' }, '‹ '), t('prev_page')),
-    h('span.pager-text', { 'data-testid': `${testid}-page` }, t('page_of', { page: current, pages })),
-    h('button.secondary.small', {
-      type: 'button', 'data-testid': `${testid}-next`, disabled: offset + limit >= total,
-      onclick: () => onOffset(offset + limit),
-    }, t('next_page'), h('span.flip', { 'aria-hidden': 'true' }, ' ›')));
+  return html`<nav class="pager" aria-label=${t('pages')} data-testid=${`${testid}-pager`}><button type="button"
+    class="secondary small" data-testid=${`${testid}-prev`} ?disabled=${offset <= 0}
+    @click=${() => onOffset(Math.max(0, offset - limit))}><span class="flip" aria-hidden="true">‹ </span>${t('prev_page')}</button><span
+    class="pager-text" data-testid=${`${testid}-page`}>${t('page_of', { page: current, pages })}</span><button type="button"
+    class="secondary small" data-testid=${`${testid}-next`} ?disabled=${offset + limit >= total}
+    @click=${() => onOffset(offset + limit)}>${t('next_page')}<span class="flip" aria-hidden="true"> ›</span></button></nav>`;
 }
 
 function gameRow(game, actions) {
@@ -62,85 +62,49 @@ function gameRow(game, actions) {
   const finished = game.status === 'finished';
   const ended = game.status === 'ended'; // by the host, before it was over: no winners, no replay
   const replayPath = `/r/${game.room}/replay/${game.id}`;
-  return h('li.game-row', { 'data-testid': `game-${game.id}`, class: finished || ended ? 'finished' : 'playing' },
-    h('div.game-head', {},
-      h('span.game-no', {}, t('game_n', { n: game.number })),
-      h('span.tag', { class: finished || ended ? '' : 'gold', 'data-testid': `status-${game.id}` },
-        t(finished ? 'status_finished' : ended ? 'status_ended' : 'status_playing')),
-      h('span.spacer'),
-      h('time.game-date', { datetime: game.created_at }, formatDate(game.finished_at ?? game.created_at))),
-    h('ul.game-players', {}, game.players.map((p) => h('li', { class: winners.has(p.seat) ? 'won' : '' },
-      winners.has(p.seat) ? h('span.crown', { role: 'img', 'aria-label': t('winner') }, '♛') : null,
-      p.bot ? botIcon() : null,
-      h('span.name', { dir: 'auto' }, displayName(p)),
-      h('span.game-total', {}, t('points', { n: game.totals[p.seat] ?? 0 }))))),
-    h('div.game-foot', {},
-      h('span.hint', {}, t('rounds_played', { n: game.rounds_played })),
-      h('span.spacer'),
-      finished
-        ? h('a.primary.small', {
-          href: replayPath, 'data-testid': `replay-${game.id}`,
-          onclick: (e) => { e.preventDefault(); actions.navigate(replayPath); },
-        }, '▶ ', t('watch_replay'))
-        : ended ? null : h('span.hint', {}, t('replay_after'))));
+  return html`<li class=${finished || ended ? 'game-row finished' : 'game-row playing'} data-testid=${`game-${game.id}`}><div
+    class="game-head"><span class="game-no">${t('game_n', { n: game.number })}</span><span class=${finished || ended ? 'tag' : 'tag gold'}
+    data-testid=${`status-${game.id}`}>${t(finished ? 'status_finished' : ended ? 'status_ended' : 'status_playing')}</span><span
+    class="spacer"></span><time class="game-date" datetime=${game.created_at}>${formatDate(game.finished_at ?? game.created_at)}</time></div><ul
+    class="game-players">${game.players.map((p) => html`<li class=${winners.has(p.seat) ? 'won' : nothing}>${winners.has(p.seat)
+    ? html`<span class="crown" role="img" aria-label=${t('winner')}>♛</span>` : nothing}${p.bot ? botIcon() : nothing}<span class="name"
+    dir="auto">${displayName(p)}</span><span class="game-total">${t('points', { n: game.totals[p.seat] ?? 0 })}</span></li>`)}</ul><div
+    class="game-foot"><span class="hint">${t('rounds_played', { n: game.rounds_played })}</span><span class="spacer"></span>${finished
+    ? html`<a class="primary small" href=${replayPath} data-testid=${`replay-${game.id}`}
+      @click=${(e) => { e.preventDefault(); actions.navigate(replayPath); }}>▶ ${t('watch_replay')}</a>`
+    : ended ? nothing : html`<span class="hint">${t('replay_after')}</span>`}</div></li>`;
 }
 
 function leaderboardTable(board, actions) {
-  if (!board.items.length) return h('p.hint', { 'data-testid': 'no-leaders' }, t('no_leaders'));
-  return h('div.sheet-wrap', {}, h('table.score-sheet.leaderboard', { 'data-testid': 'leaderboard' },
-    h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, '#'),
-      h('th', { scope: 'col', class: 'start' }, t('col_player')),
-      h('th', { scope: 'col' }, t('col_games')),
-      h('th', { scope: 'col' }, t('col_wins')),
-      h('th', { scope: 'col' }, t('col_avg')))),
-    h('tbody', {}, board.items.map((row, i) => h('tr', { class: board.offset + i === 0 ? 'leader' : '' },
-      h('td', {}, num(board.offset + i + 1)),
-      h('th', { scope: 'row', class: 'start' },
-        board.offset + i === 0 ? h('span.crown', { 'aria-hidden': 'true' }, '♛ ') : null,
-        playerLink(row.name, actions)),
-      h('td', {}, num(row.games)),
-      h('td', {}, decimal(row.wins, 2)),
-      h('td', {}, decimal(row.average_total, 1)))))));
+  if (!board.items.length) return html`<p class="hint" data-testid="no-leaders">${t('no_leaders')}</p>`;
+  return html`<div class="sheet-wrap"><table class="score-sheet leaderboard" data-testid="leaderboard"><thead><tr><th
+    scope="col">#</th><th scope="col" class="start">${t('col_player')}</th><th scope="col">${t('col_games')}</th><th
+    scope="col">${t('col_wins')}</th><th scope="col">${t('col_avg')}</th></tr></thead><tbody>${board.items.map((row, i) => html`<tr
+    class=${board.offset + i === 0 ? 'leader' : nothing}><td>${num(board.offset + i + 1)}</td><th scope="row" class="start">${
+    board.offset + i === 0 ? html`<span class="crown" aria-hidden="true">♛ </span>` : nothing}${playerLink(row.name, actions)}</th><td>${
+    num(row.games)}</td><td>${decimal(row.wins, 2)}</td><td>${decimal(row.average_total, 1)}</td></tr>`)}</tbody></table></div>`;
 }
 
-export function renderHistory(container, ctx, actions) {
+/** The history page as the state has it. */
+export function historyTemplate(ctx, actions) {
   const code = ctx.route.code;
-  const rerender = () => { if (ctx.route.view === 'history' && ctx.route.code === code) actions.rerender(); };
-  if (view.route !== ctx.route) { // each visit (not a language switch) fetches the newest games
-    Object.assign(view, { route: ctx.route, code, games: null, board: null, gamesOffset: 0, boardOffset: 0, error: null });
-    load(code, rerender);
-  }
+  const view = ctx.page ?? {};
   const roomPath = `/r/${code}`;
-  const back = h('a.secondary.small', {
-    href: roomPath, 'data-testid': 'back-to-table', onclick: (e) => { e.preventDefault(); actions.navigate(roomPath); },
-  }, t('back_to_table'));
-  const head = h('div.page-head', {},
-    h('h1', {}, t('history_title'), ' ', h('span.room-code', { dir: 'ltr' }, code)),
-    h('span.spacer'),
-    back);
-  if (view.error) {
-    mount(container, h('div.history', { 'data-testid': 'history' }, head,
-      h('section.panel', {}, h('p.error', { role: 'alert' }, view.error))));
-    return;
+  const head = html`<div class="page-head"><h1>${t('history_title')} <span class="room-code" dir="ltr">${code}</span></h1><span
+    class="spacer"></span><a class="secondary small" href=${roomPath} data-testid="back-to-table"
+    @click=${(e) => { e.preventDefault(); actions.navigate(roomPath); }}>${t('back_to_table')}</a></div>`;
+  let body;
+  if (view.error) body = html`<section class="panel"><p class="error" role="alert">${view.error}</p></section>`;
+  else if (!view.games) body = html`<p class="loading" role="status">${t('loading')}</p>`;
+  else {
+    const games = view.games;
+    body = html`<div class="history-grid"><section class="panel" aria-labelledby="games-title"><h2 id="games-title">${
+      t('games_title')} <span class="count-pill">${num(games.total)}</span></h2>${games.items.length
+      ? html`<ul class="game-list" data-testid="game-list">${games.items.map((g) => gameRow(g, actions))}</ul>`
+      : html`<p class="hint" data-testid="no-games">${t('no_games')}</p>`}${
+      pager(games, 'games', (offset) => load(ctx, actions, { gamesOffset: offset }))}</section><section class="panel"
+      aria-labelledby="board-title"><h2 id="board-title">${t('leaderboard')}</h2>${leaderboardTable(view.board, actions)}${
+      pager(view.board, 'board', (offset) => load(ctx, actions, { boardOffset: offset }))}</section></div>`;
   }
-  if (!view.games) {
-    mount(container, h('div.history', { 'data-testid': 'history' }, head, h('p.loading', { role: 'status' }, t('loading'))));
-    return;
-  }
-  const games = view.games;
-  const list = games.items.length
-    ? h('ul.game-list', { 'data-testid': 'game-list' }, games.items.map((g) => gameRow(g, actions)))
-    : h('p.hint', { 'data-testid': 'no-games' }, t('no_games'));
-  mount(container, h('div.history', { 'data-testid': 'history', 'aria-busy': view.loading ? 'true' : null },
-    head,
-    h('div.history-grid', {},
-      h('section.panel', { 'aria-labelledby': 'games-title' },
-        h('h2', { id: 'games-title' }, t('games_title'), ' ', h('span.count-pill', {}, num(games.total))),
-        list,
-        pager(games, 'games', (offset) => { view.gamesOffset = offset; load(code, rerender); })),
-      h('section.panel', { 'aria-labelledby': 'board-title' },
-        h('h2', { id: 'board-title' }, t('leaderboard')),
-        leaderboardTable(view.board, actions),
-        pager(view.board, 'board', (offset) => { view.boardOffset = offset; load(code, rerender); })))));
+  return html`<div class="history" data-testid="history" aria-busy=${view.loading && view.games && !view.error ? 'true' : nothing}>${head}${body}</div>`;
 }

@@ -1,132 +1,91 @@
-// The home page: open a new table (name, seats, bots, house rules) or join one by its code.
+// The home page: open a new table (name, seats, bots, house rules) or join one by its code. A function of the
+// state: what the forms hold besides the typed text (seats, bots, rules, an error, a request under way) is the
+// page's part of it (``ctx.page``, changed by ``actions.setPage``); the fields keep what is typed across renders.
 import { savedName, saveName } from '../storage.js';
-import { h, mount } from '../dom.js';
+import { html, nothing } from '../html.js';
+import { live } from '../html-directives.js';
 import { errorText, num, t } from '../i18n.js';
 import { config, seatCounts } from '../config.js';
-import { botIcon } from './widgets.js';
+import { botIcon } from './faces.js';
 import { standingsLink } from './standings-links.js';
 import { DEFAULT_OPTIONS, optionRows } from './options.js';
 
-export function renderHome(container, actions) {
-  const form = { name: savedName(), seats: config.seats.min, bots: [], options: { ...DEFAULT_OPTIONS } };
+/** The home page's part of the state, as a fresh page starts it. */
+function form(ctx) {
+  return { seats: config.seats.min, bots: [], options: DEFAULT_OPTIONS, createError: '', joinError: '', creating: false, ...ctx.page };
+}
 
-  const nameInput = h('input', {
-    id: 'create-name', name: 'name', required: true, maxlength: 32, autocomplete: 'nickname',
-    placeholder: t('name_placeholder'), 'data-testid': 'create-name', value: form.name,
-  });
-  const seatsSelect = h('select', { id: 'create-seats', 'data-testid': 'create-seats' },
-    seatCounts().map((n) => h('option', { value: String(n) }, num(n))));
-  seatsSelect.value = String(form.seats);
-  const botList = h('div.bots');
-  const optionsBox = h('div');
-  const createError = h('p.error', { role: 'alert' });
-
-  function drawBots() {
-    const rows = form.bots.map((level, i) => {
-      const sel = h('select', { 'aria-label': t('bot_level'), onchange: () => { form.bots[i] = sel.value; } },
-        config.bot_levels.map((l) => h('option', { value: l }, t(`bot_${l}`))));
-      sel.value = level;
-      return h('div.bot-row', {},
-        botIcon(),
-        sel,
-        h('button.link', { type: 'button', onclick: () => { form.bots.splice(i, 1); drawBots(); } }, t('remove')));
-    });
-    const canAdd = form.bots.length < form.seats - 1;
-    mount(botList,
-      rows.length ? rows : h('p.hint', {}, t('bots_none')),
-      canAdd ? h('button.secondary', {
-        type: 'button', 'data-testid': 'add-bot',
-        onclick: () => { form.bots.push(config.default_bot_level); drawBots(); },
-      }, '+ ', t('add_bot')) : null);
+async function create(event, ctx, actions) {
+  event.preventDefault();
+  const input = event.currentTarget.querySelector('[data-testid=create-name]');
+  const name = input.value.trim();
+  if (!name) { actions.setPage({ createError: t('err_name') }); input.focus(); return; }
+  saveName(name);
+  const { seats, bots, options } = form(ctx);
+  actions.setPage({ createError: '', creating: true });
+  try {
+    await actions.create({ name, seats, bots, options });
+  } catch (err) {
+    actions.setPage({ createError: errorText(err), creating: false });
   }
+}
 
-  function drawOptions() {
-    mount(optionsBox, optionRows(form.options, (partial) => {
-      Object.assign(form.options, partial);
-      drawOptions();
-    }));
+async function join(event, actions) {
+  event.preventDefault();
+  const codeInput = event.currentTarget.querySelector('[data-testid=join-code]');
+  const nameInput = event.currentTarget.querySelector('#join-name');
+  const code = codeInput.value.trim().toUpperCase().replace(/[^A-Z0-9]/g, '');
+  const name = nameInput.value.trim();
+  if (!name) { actions.setPage({ joinError: t('err_name') }); nameInput.focus(); return; }
+  if (!code) { codeInput.focus(); return; }
+  saveName(name);
+  try {
+    await actions.join(code, name);
+  } catch (err) {
+    actions.setPage({ joinError: err.status === 404 ? t('err_not_found') : errorText(err) });
   }
+}
 
-  seatsSelect.addEventListener('change', () => {
-    form.seats = Number(seatsSelect.value);
-    form.bots = form.bots.slice(0, form.seats - 1);
-    drawBots();
-  });
+function botRows(f, actions) {
+  const setBots = (bots) => actions.setPage({ bots });
+  const rows = f.bots.map((level, i) => html`<div class="bot-row">${botIcon()}<select aria-label=${t('bot_level')}
+    .value=${live(level)} @change=${(e) => setBots(f.bots.map((l, j) => (j === i ? e.currentTarget.value : l)))}>${
+    config.bot_levels.map((l) => html`<option value=${l} ?selected=${l === level}>${t(`bot_${l}`)}</option>`)}</select><button
+    type="button" class="link" @click=${() => setBots(f.bots.filter((_, j) => j !== i))}>${t('remove')}</button></div>`);
+  const canAdd = f.bots.length < f.seats - 1;
+  return html`<div class="bots">${rows.length ? rows : html`<p class="hint">${t('bots_none')}</p>`}${canAdd
+    ? html`<button type="button" class="secondary" data-testid="add-bot"
+      @click=${() => setBots([...f.bots, config.default_bot_level])}>+ ${t('add_bot')}</button>` : nothing}</div>`;
+}
 
-  const createForm = h('form.panel.create', {
-    'aria-labelledby': 'create-title',
-    onsubmit: async (event) => {
-      event.preventDefault();
-      const name = nameInput.value.trim();
-      if (!name) { createError.textContent = t('err_name'); nameInput.focus(); return; }
-      saveName(name);
-      createError.textContent = '';
-      submit.disabled = true;
-      try {
-        await actions.create({ name, seats: form.seats, bots: form.bots, options: form.options });
-      } catch (err) {
-        createError.textContent = errorText(err);
-        submit.disabled = false;
-      }
-    },
-  });
-  const submit = h('button.primary.big', { type: 'submit', 'data-testid': 'create' }, t('create_button'));
-  mount(createForm,
-    h('h2', { id: 'create-title' }, t('create_title')),
-    h('div.field', {}, h('label', { for: 'create-name' }, t('your_name')), nameInput),
-    h('div.field', {},
-      h('label', { for: 'create-seats' }, t('seats')), seatsSelect,
-      h('p.hint', {}, t('seats_hint'))),
-    h('fieldset', {}, h('legend', {}, t('bots')), botList),
-    h('details.rules-box', { open: true },
-      h('summary', {}, t('options_title')),
-      optionsBox),
-    createError,
-    submit);
-
-  const codeInput = h('input', {
-    id: 'join-code', name: 'code', required: true, maxlength: 12, autocomplete: 'off', autocapitalize: 'characters',
-    spellcheck: 'false', placeholder: t('code_placeholder'), dir: 'ltr', 'data-testid': 'join-code',
-  });
-  const joinName = h('input', {
-    id: 'join-name', name: 'name', required: true, maxlength: 32, autocomplete: 'nickname',
-    placeholder: t('name_placeholder'), value: form.name,
-  });
-  const joinError = h('p.error', { role: 'alert' });
-  const joinForm = h('form.panel.join', {
-    'aria-labelledby': 'join-title',
-    onsubmit: async (event) => {
-      event.preventDefault();
-      const code = codeInput.value.trim().toUpperCase().replace(/[^A-Z0-9]/g, '');
-      const name = joinName.value.trim();
-      if (!name) { joinError.textContent = t('err_name'); joinName.focus(); return; }
-      if (!code) { codeInput.focus(); return; }
-      saveName(name);
-      try {
-        await actions.join(code, name);
-      } catch (err) {
-        joinError.textContent = err.status === 404 ? t('err_not_found') : errorText(err);
-      }
-    },
-  },
-  h('h2', { id: 'join-title' }, t('join_title')),
-  h('div.field', {}, h('label', { for: 'join-code' }, t('code')), codeInput),
-  h('div.field', {}, h('label', { for: 'join-name' }, t('your_name')), joinName),
-  joinError,
-  h('button.primary', { type: 'submit', 'data-testid': 'join' }, t('join_button')));
-
-  const rules = h('section.panel.rules', { 'aria-labelledby': 'rules-title' },
-    h('h2', { id: 'rules-title' }, t('rules_title')),
-    h('ol', {}, ['rules_1', 'rules_2', 'rules_3', 'rules_4'].map((k) => h('li', {}, t(k)))));
-
-  drawBots();
-  drawOptions();
-  mount(container, h('div.home', { dataset: { view: 'home' } },
-    h('section.hero', {},
-      h('div.hero-cards', { 'aria-hidden': 'true' },
-        ['3♠', 'K♥', '7♦'].map((c, i) => h('span.hero-card', { class: i === 1 ? 'red' : i === 2 ? 'red' : '' }, c))),
-      h('h1', {}, t('app_title')),
-      h('p.tagline', {}, t('tagline')),
-      standingsLink(actions, 'a.secondary.home-standings')),
-    h('div.home-grid', {}, createForm, h('div.stack', {}, joinForm, rules))));
+/** The home page as the state has it. */
+export function homeTemplate(ctx, actions) {
+  const f = form(ctx);
+  const name = savedName();
+  const seatsChanged = (event) => {
+    const seats = Number(event.currentTarget.value);
+    actions.setPage({ seats, bots: f.bots.slice(0, seats - 1) });
+  };
+  const createForm = html`<form class="panel create" aria-labelledby="create-title" @submit=${(e) => create(e, ctx, actions)}><h2
+    id="create-title">${t('create_title')}</h2><div class="field"><label for="create-name">${t('your_name')}</label><input
+    id="create-name" name="name" required maxlength="32" autocomplete="nickname" placeholder=${t('name_placeholder')}
+    data-testid="create-name" .value=${name}></div><div class="field"><label for="create-seats">${t('seats')}</label><select
+    id="create-seats" data-testid="create-seats" .value=${live(String(f.seats))} @change=${seatsChanged}>${seatCounts().map((n) => html`<option
+    value=${String(n)} ?selected=${n === f.seats}>${num(n)}</option>`)}</select><p class="hint">${t('seats_hint')}</p></div><fieldset><legend>${
+    t('bots')}</legend>${botRows(f, actions)}</fieldset><details class="rules-box" open><summary>${t('options_title')}</summary><div>${
+    optionRows(f.options, (partial) => actions.setPage({ options: { ...f.options, ...partial } }))}</div></details><p class="error"
+    role="alert">${f.createError}</p><button type="submit" class="primary big" data-testid="create" ?disabled=${f.creating}>${
+    t('create_button')}</button></form>`;
+  const joinForm = html`<form class="panel join" aria-labelledby="join-title" @submit=${(e) => join(e, actions)}><h2 id="join-title">${
+    t('join_title')}</h2><div class="field"><label for="join-code">${t('code')}</label><input id="join-code" name="code" required
+    maxlength="12" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder=${t('code_placeholder')} dir="ltr"
+    data-testid="join-code"></div><div class="field"><label for="join-name">${t('your_name')}</label><input id="join-name" name="name"
+    required maxlength="32" autocomplete="nickname" placeholder=${t('name_placeholder')} .value=${name}></div><p class="error"
+    role="alert">${f.joinError}</p><button type="submit" class="primary" data-testid="join">${t('join_button')}</button></form>`;
+  const rules = html`<section class="panel rules" aria-labelledby="rules-title"><h2 id="rules-title">${t('rules_title')}</h2><ol>${
+    ['rules_1', 'rules_2', 'rules_3', 'rules_4'].map((k) => html`<li>${t(k)}</li>`)}</ol></section>`;
+  return html`<div class="home" data-view="home"><section class="hero"><div class="hero-cards" aria-hidden="true">${
+    ['3♠', 'K♥', '7♦'].map((c, i) => html`<span class=${i ? 'hero-card red' : 'hero-card'}>${c}</span>`)}</div><h1>${t('app_title')}</h1><p
+    class="tagline">${t('tagline')}</p>${standingsLink(actions, 'secondary home-standings')}</section><div class="home-grid">${
+    createForm}<div class="stack">${joinForm}${rules}</div></div></div>`;
 }

@@ -1,43 +1,42 @@
 // The join-or-watch prompt of a room link opened without a seat: a room link's first screen, so it imports
-// only what it draws (app/api/pages.py preloads exactly these modules on a room's page).
-import { h, mount } from '../dom.js';
+// only what it draws (app/api/pages.py preloads exactly these modules on a room's page). A function of the
+// state (the room's info, ``ctx.joinInfo``; an error, ``ctx.page.joinError``): the name typed stays in its field.
+import { html, nothing } from '../html.js';
 import { errorText, t } from '../i18n.js';
 import { savedName, saveName } from '../storage.js';
 import { avatarEl, nameLabel } from './faces.js';
 
+async function submit(event, info, actions) {
+  event.preventDefault();
+  const name = event.currentTarget.querySelector('[data-testid=join-name]').value.trim();
+  if (!name) { actions.setPage({ joinError: t('err_name') }); return; }
+  saveName(name);
+  try {
+    await actions.join(info.code, name);
+  } catch (err) {
+    actions.setPage({ joinError: errorText(err) });
+  }
+}
+
+/** Whether the room has a seat to take (else only watching is offered). */
+export const canJoin = (info) => info.status === 'lobby' && info.seats.length < info.seat_count;
+
 /** A room link opened without a seat: join with a name, or just watch. */
-export function renderJoin(container, ctx, actions) {
+export function joinTemplate(ctx, actions) {
   const info = ctx.joinInfo;
-  const typed = container.querySelector('[data-testid=join-name]')?.value; // drawn again: keep what was typed
-  const nameInput = h('input', {
-    id: 'room-join-name', required: true, maxlength: 32, autocomplete: 'nickname', value: typed ?? savedName(),
-    placeholder: t('name_placeholder'), 'data-testid': 'join-name',
-  });
-  const error = h('p.error', { role: 'alert' });
-  const canJoin = info.status === 'lobby' && info.seats.length < info.seat_count;
-  const form = h('form.panel.narrow', {
-    onsubmit: async (event) => {
-      event.preventDefault();
-      const name = nameInput.value.trim();
-      if (!name) { error.textContent = t('err_name'); return; }
-      saveName(name);
-      try {
-        await actions.join(info.code, name);
-      } catch (err) {
-        error.textContent = errorText(err);
-      }
-    },
-  },
-  h('h2', {}, t('join_this'), ' ', h('span.room-code', { dir: 'ltr' }, info.code)),
-  h('ul.seats.compact', {}, info.seats.map((s) => h('li.seat-row', {},
-    h('span.presence', { class: s.connected ? 'online' : 'offline' }), avatarEl(s), nameLabel(s)))),
-  canJoin
-    ? h('div.field', {}, h('label', { for: 'room-join-name' }, t('your_name')), nameInput)
-    : h('p.notice', {}, t(info.status === 'lobby' ? 'table_full_choice' : 'game_started')),
-  error,
-  h('div.row', {},
-    canJoin ? h('button.primary', { type: 'submit', 'data-testid': 'join-seat' }, t('join_button')) : null,
-    h('button.secondary', { type: 'button', 'data-testid': 'watch', onclick: () => actions.watch() }, t('watch_button'))));
-  mount(container, form);
-  if (canJoin) nameInput.focus();
+  const open = canJoin(info);
+  return html`<form class="panel narrow" @submit=${(e) => submit(e, info, actions)}><h2>${t('join_this')} <span class="room-code"
+    dir="ltr">${info.code}</span></h2><ul class="seats compact">${info.seats.map((s) => html`<li class="seat-row"><span
+    class=${s.connected ? 'presence online' : 'presence offline'}></span>${avatarEl(s)}${nameLabel(s)}</li>`)}</ul>${open
+    ? html`<div class="field"><label for="room-join-name">${t('your_name')}</label><input id="room-join-name" required maxlength="32"
+      autocomplete="nickname" .value=${savedName()} placeholder=${t('name_placeholder')} data-testid="join-name"></div>`
+    : html`<p class="notice">${t(info.status === 'lobby' ? 'table_full_choice' : 'game_started')}</p>`}<p class="error" role="alert">${
+    ctx.page?.joinError ?? ''}</p><div class="row">${open ? html`<button type="submit" class="primary" data-testid="join-seat">${
+    t('join_button')}</button>` : nothing}<button type="button" class="secondary" data-testid="watch" @click=${() => actions.watch()}>${
+    t('watch_button')}</button></div></form>`;
+}
+
+/** The first thing to do once the form is shown: type a name (if a seat is free). */
+export function focusFirst(root) {
+  root.querySelector('[data-testid=join-name]')?.focus();
 }

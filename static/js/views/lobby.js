@@ -2,8 +2,8 @@
 // Drawn with lit-html on every change (a presence change, a ready, a new seat): the seats are kept by seat,
 // so the host's controls, a menu or a button being pressed keep the keyboard; what the viewer picked or opened
 // lives in the state (botLevel, rulesOpen), changed through actions.
-import { h } from '../dom.js';
-import { html, kept, live, nothing, render, repeat } from '../html.js';
+import { html, nothing, render } from '../html.js';
+import { live, repeat } from '../html-directives.js';
 import { num, t } from '../i18n.js';
 import '../i18n-standings.js';
 import { config, seatCounts } from '../config.js';
@@ -16,6 +16,7 @@ import { leaveButton } from './leave.js';
 import { displayName, historyLink } from './widgets.js';
 import { standingsLink } from './standings-links.js';
 import { avatarPicker, avatarTemplate, nameTemplate } from '../avatars.js';
+import '../i18n-table.js';
 
 async function removeSeat(seat, actions) {
   const name = displayName(seat);
@@ -27,7 +28,7 @@ async function removeSeat(seat, actions) {
   if (sure) actions.send({ type: 'remove_seat', seat: seat.seat });
 }
 
-function seatRow(ctx, actions, seat, parts) {
+function seatRow(ctx, actions, seat) {
   const you = seat.seat === ctx.seat;
   const host = seat.seat === ctx.room.host_seat;
   const ready = (ctx.room.ready ?? []).includes(seat.seat);
@@ -42,9 +43,8 @@ function seatRow(ctx, actions, seat, parts) {
     ready ? html`<span class="tag ready" data-testid=${`ready-${seat.seat}`} role="img"
       aria-label=${t('ready_named', { name: displayName(seat) })}>✓ ${t('ready_tag')}</span>` : nothing}<span class="spacer"></span>${
     ctx.isHost && !host && !seat.bot
-      ? kept(parts, `make-host-${seat.seat}`, [seat.name, seat.bot], () => makeHostButton(seat, actions, 'button.link')) : nothing}${
-    kept(parts, `request-${seat.seat}`, [seat, ctx.isHost, ctx.requestedSeat, ctx.seat, ctx.conn, ctx.asking],
-      () => seatRequestControls(ctx, seat, actions))}${
+      ? makeHostButton(seat, actions, 'link') : nothing}${
+    seatRequestControls(ctx, seat, actions)}${
     ctx.isHost && !host
       ? html`<button type="button" class="link danger" data-key=${`remove-${seat.seat}`} data-testid=${`remove-${seat.seat}`}
         aria-label=${t('remove_named', { name: displayName(seat) })} @click=${() => removeSeat(seat, actions)}>${t('remove')}</button>`
@@ -75,7 +75,7 @@ function hostControls(ctx, actions, open) {
     @click=${() => actions.send({ type: 'start' })}>${t('start')}</button></div>`;
 }
 
-function lobbyTemplate(ctx, actions, parts) {
+function lobbyTemplate(ctx, actions) {
   const room = ctx.room;
   const open = Math.max(0, room.seat_count - room.seats.length);
   const openSeats = Array.from({ length: open }, () => html`<li class="seat-row open"><span class="presence none"></span>${t('open_seat')}</li>`);
@@ -97,23 +97,18 @@ function lobbyTemplate(ctx, actions, parts) {
   const rulesOpen = ctx.rulesOpen ?? ctx.isHost;
   const toggled = (event) => { if (event.currentTarget.open !== rulesOpen) actions.setRulesOpen(event.currentTarget.open); };
   return html`<div class="lobby" data-testid="lobby"><section class="panel" aria-labelledby="lobby-title"><h2 id="lobby-title"
-    >${t('lobby_waiting')}</h2><ul class="seats">${repeat(room.seats, (s) => s.seat, (s) => seatRow(ctx, actions, s, parts))}${openSeats
+    >${t('lobby_waiting')}</h2><ul class="seats">${repeat(room.seats, (s) => s.seat, (s) => seatRow(ctx, actions, s))}${openSeats
     }</ul>${practiceSwitch(ctx, actions)}${avatarPicker(ctx, actions)}${
-    kept(parts, 'ask', [ctx.asking, ctx.seat, room.seats.find((s) => s.seat === ctx.asking) ?? null],
-      () => askPanel(ctx, actions))}${
+    askPanel(ctx, actions)}${
     room.spectators ? html`<p class="hint">${t('spectators', { n: room.spectators })}</p>` : nothing}${status}${readyLine}${
-    hostControls(ctx, actions, open)}${kept(parts, 'leave', [ctx.seat, ctx.isHost, room.seats.map((s) => [s.seat, s.bot])],
-      () => leaveButton(ctx, actions))}${kept(parts, 'links', room.code, () => h('div.inline', {}, historyLink(room.code, actions),
-      standingsLink(actions)))}</section>${kept(parts, 'share', room.code, () => shareBox(actions.shareUrl(room.code), actions.toast))
+    hostControls(ctx, actions, open)}${leaveButton(ctx, actions)}${html`<div class="inline">${historyLink(room.code, actions)}${standingsLink(actions)}</div>`}</section>${shareBox(actions.shareUrl(room.code), actions.toast)
     }<details class="panel rules-box" .open=${rulesOpen} @toggle=${toggled}><summary>${t('options_title')}</summary>${
-    ctx.isHost ? nothing : html`<p class="hint">${t('options_locked')}</p>`}${kept(parts, 'rules', [room.options, ctx.isHost],
-      () => optionRows(room.options, (partial) => actions.send({ type: 'set_options', options: partial }), !ctx.isHost))}</details></div>`;
+    ctx.isHost ? nothing : html`<p class="hint">${t('options_locked')}</p>`}${optionRows(room.options, (partial) => actions.send({ type: 'set_options', options: partial }), !ctx.isHost)}</details></div>`;
 }
 
 /** The lobby view: ``render(ctx)`` on every change. */
 export function createLobbyView(container, actions) {
   const root = document.createElement('div');
   container.replaceChildren(root);
-  const parts = new Map(); // the parts still drawn with h(), kept while what they show is the same
-  return { render: (ctx) => render(lobbyTemplate(ctx, actions, parts), root) };
+  return { render: (ctx) => render(lobbyTemplate(ctx, actions), root) };
 }

@@ -1,7 +1,8 @@
 // Card movement: a draw flies from its pile to the hand (or to the player's chip), a discard from the hand
 // (or the chip) to the discard pile. Drawn over the table after it is updated, so nothing waits for it;
 // nothing moves for those who ask for reduced motion, or in a hidden tab.
-import { cardBack, cardEl } from '../cards.js';
+import { cardBackTemplate, cardTemplate } from '../card-template.js';
+import { element } from '../html.js';
 
 const FLIGHT_MS = 320;
 const REDUCED = window.matchMedia('(prefers-reduced-motion: reduce)');
@@ -25,7 +26,7 @@ function ends(event, seat) {
 }
 
 function fly(event, from, to, size, wildRank) {
-  const card = event.card ? cardEl(event.card, { wildRank }) : cardBack();
+  const card = element(event.card ? cardTemplate(event.card, { wildRank }) : cardBackTemplate());
   card.classList.add('flying-card');
   card.setAttribute('aria-hidden', 'true');
   const x = from.left + from.width / 2 - size.width / 2;

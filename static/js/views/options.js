@@ -1,33 +1,15 @@
 // The house-rule controls (home page and lobby): one row per option with its one-line explanation.
-import { h } from '../dom.js';
+import { html } from '../html.js';
+import { live, repeat } from '../html-directives.js';
 import { num, t } from '../i18n.js';
 import { config } from '../config.js';
 
 export const DEFAULT_OPTIONS = config.options;
 const CHOICES = config.option_choices;
 
-function optionRow(name, control, note) {
-  const id = `opt-${name}`;
-  control.id = id;
-  control.setAttribute('aria-describedby', note ? `${id}-hint ${note}` : `${id}-hint`);
-  control.dataset.key = id;
-  return h('div.option', { dataset: { option: name } },
-    h('label', { for: id }, t(`opt_${name}`)),
-    control,
-    h('p.hint', { id: `${id}-hint` }, t(`opt_${name}_hint`)));
-}
-
-function select(choices, value, onchange, disabled) {
-  const el = h('select', { disabled, onchange: () => onchange(el.value) },
-    choices.map(([v, label]) => h('option', { value: String(v) }, label)));
-  el.value = String(value);
-  return el;
-}
-
-function toggle(value, onchange, disabled) {
-  const el = h('input', { type: 'checkbox', class: 'switch', disabled, onchange: () => onchange(el.checked) });
-  el.checked = !!value;
-  return el;
+function optionRow(name, control) {
+  return { name, template: html`<div class="option" data-option=${name}><label for=${`opt-${name}`}>${t(`opt_${name}`)}</label>${control}<p
+    class="hint" id=${`opt-${name}-hint`}>${t(`opt_${name}_hint`)}</p></div>` };
 }
 
 /**
@@ -36,25 +18,24 @@ function toggle(value, onchange, disabled) {
  */
 export function optionRows(options, onchange, disabled = false, note = null) {
   const o = { ...DEFAULT_OPTIONS, ...options };
-  const row = (name, control) => optionRow(name, control, note);
-  const set = (name, parse) => (value) => onchange({ [name]: parse(value) });
+  const described = (name) => (note ? `opt-${name}-hint ${note}` : `opt-${name}-hint`);
+  const select = (name, choices, value, parse) => optionRow(name, html`<select id=${`opt-${name}`} data-key=${`opt-${name}`}
+    aria-describedby=${described(name)} ?disabled=${disabled} .value=${live(String(value))}
+    @change=${(e) => onchange({ [name]: parse(e.currentTarget.value) })}>${choices.map(([v, label]) => html`<option
+    value=${String(v)} ?selected=${String(v) === String(value)}>${label}</option>`)}</select>`);
+  const toggle = (name) => optionRow(name, html`<input type="checkbox" class="switch" id=${`opt-${name}`} data-key=${`opt-${name}`}
+    aria-describedby=${described(name)} ?disabled=${disabled} .checked=${live(!!o[name])}
+    @change=${(e) => onchange({ [name]: Boolean(e.currentTarget.checked) })}>`);
   const rows = [
-    row('decks', select([['', t('auto')], ...CHOICES.decks.map((n) => [n, num(n)])], o.decks ?? '',
-      set('decks', (v) => (v === '' ? null : Number(v))), disabled)),
-    row('jokers', toggle(o.jokers, set('jokers', Boolean), disabled)),
-  ];
-  if (o.jokers) {
-    rows.push(row('joker_points', select([0, 10, 15, 20, 25, 50].map((n) => [n, num(n)]), o.joker_points,
-      set('joker_points', Number), disabled)));
-    rows.push(row('natural_in_every_meld', toggle(o.natural_in_every_meld, set('natural_in_every_meld', Boolean), disabled)));
-  }
-  rows.push(
-    row('ace_high_low', toggle(o.ace_high_low, set('ace_high_low', Boolean), disabled)),
-    row('face_values', select(CHOICES.face_values.map((v) => [v, t(`face_${v}`)]), o.face_values,
-      set('face_values', String), disabled)),
-    row('turn_timer', select(CHOICES.turn_timer.map((n) => [n, n ? t('seconds', { n }) : t('off')]), o.turn_timer,
-      set('turn_timer', Number), disabled)),
-    row('hints', toggle(o.hints, set('hints', Boolean), disabled)),
-  );
-  return h('div.options', {}, rows);
+    select('decks', [['', t('auto')], ...CHOICES.decks.map((n) => [n, num(n)])], o.decks ?? '', (v) => (v === '' ? null : Number(v))),
+    toggle('jokers'),
+    o.jokers ? select('joker_points', [0, 10, 15, 20, 25, 50].map((n) => [n, num(n)]), o.joker_points, Number) : null,
+    o.jokers ? toggle('natural_in_every_meld') : null,
+    toggle('ace_high_low'),
+    select('face_values', CHOICES.face_values.map((v) => [v, t(`face_${v}`)]), o.face_values, String),
+    select('turn_timer', CHOICES.turn_timer.map((n) => [n, n ? t('seconds', { n }) : t('off')]), o.turn_timer, Number),
+    toggle('hints'),
+  ].filter(Boolean);
+  // Kept by option: the row that has the keyboard stays the same element when the jokers' rows come or go.
+  return html`<div class="options">${repeat(rows, (row) => row.name, (row) => row.template)}</div>`;
 }

@@ -1,22 +1,25 @@
 // The replay viewer: a finished game turn by turn with every hand open (prev/next, round jumps, play/pause,
 // a slider, arrow keys). The frames come from the server's engine; ReplayPlayer walks them. The page is a
 // lit-html template drawn at every step: its controls stay the same elements, so the button or the slider
-// that has the keyboard keeps it as the frames go by; the frame's cards and hands are drawn with h().
+// that has the keyboard keeps it as the frames go by.
 import * as api from '../api.js';
 import { cardShort } from '../cards.js';
-import { h, svg } from '../dom.js';
-import { html, kept, live, nothing, render } from '../html.js';
+import { html, nothing, render, svg } from '../html.js';
+import { live } from '../html-directives.js';
 import { num, t } from '../i18n.js';
 import { ReplayPlayer } from '../replay.js';
 import { formatDate } from './history.js';
 import { STANDINGS_PATH } from './standings-links.js';
-import { botIcon, displayName, groupsOf, meldGroups, piles, scoreSheet, seatName, sheetBox, winnersLine } from './widgets.js';
+import {
+  botIcon, displayName, fitCues, groupsOf, meldGroups, piles, scoreSheet, seatName, sheetBox, winnersLine,
+} from './widgets.js';
 import '../i18n-standings.js';
+import '../i18n-table.js';
 
 const TOUCH = window.matchMedia('(hover: none), (pointer: coarse)'); // as the table: a phone has no keys
 
 // One replay open at a time: the game shown, its data, the player, and where to draw.
-const view = { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null, parts: new Map() };
+const view = { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null };
 
 function isShown(ctx, gameId) {
   return ctx.route.view === 'replay' && ctx.route.gameId === gameId;
@@ -70,18 +73,17 @@ function winnersText(frame) {
 
 function banner(frame) {
   if (frame.phase === 'game_over') {
-    return h('p.banner.win', { 'data-testid': 'replay-banner' },
-      h('span.crown', { 'aria-hidden': 'true' }, '♛ '), `${t('game_over')}: ${winnersText(frame)}`);
+    return html`<p class="banner win" data-testid="replay-banner"><span class="crown" aria-hidden="true">♛ </span>${
+      `${t('game_over')}: ${winnersText(frame)}`}</p>`;
   }
   if (frame.kind === 'round_end') {
-    return h('p.banner', { 'data-testid': 'replay-banner' },
-      t('round_over', { n: frame.round }), t('colon'),
-      frame.went_out === null ? t('turn_limit_reached') : t('went_out_by', { name: playerName(frame.went_out) }));
+    return html`<p class="banner" data-testid="replay-banner">${t('round_over', { n: frame.round })}${t('colon')}${
+      frame.went_out === null ? t('turn_limit_reached') : t('went_out_by', { name: playerName(frame.went_out) })}</p>`;
   }
   if (frame.went_out !== null) {
-    return h('p.banner.soft', { 'data-testid': 'replay-banner' }, t('final_turns', { name: playerName(frame.went_out) }));
+    return html`<p class="banner soft" data-testid="replay-banner">${t('final_turns', { name: playerName(frame.went_out) })}</p>`;
   }
-  return null;
+  return nothing;
 }
 
 function handView(frame, hand) {
@@ -98,31 +100,23 @@ function handView(frame, hand) {
     return 'drawn';
   };
   const groups = meldGroups(groupsOf(hand), { wildRank: frame.wild_rank, mark });
-  return h('li.rp-hand', {
-    'data-testid': `replay-hand-${seat}`,
-    dataset: { cards: hand.cards.join(' ') },
-    class: [toPlay ? 'turn' : '', acting ? 'acting' : '', frame.went_out === seat ? 'out' : '',
-      over && frame.winners.includes(seat) ? 'won' : ''].join(' '),
-    'aria-current': toPlay ? 'true' : null,
-  },
-  h('div.rp-hand-head', {},
-    info.bot ? botIcon() : null,
-    h('span.name', { dir: 'auto' }, displayName(info)),
-    frame.dealer === seat ? h('span.dealer', { title: t('dealer'), 'aria-label': t('dealer') }, t('dealer_short')) : null,
-    toPlay ? h('span.tag.gold', {}, t('turn_now')) : null,
-    frame.went_out === seat ? h('span.tag.gold', {}, t('went_out_mark')) : null,
-    h('span.spacer'),
-    h('span.penalty', { 'data-testid': `replay-penalty-${seat}` }, t('penalty', { n: hand.penalty })),
-    h('span.rp-total', {}, t('points', { n: frame.totals[seat] ?? 0 }))),
-  h('div.rp-groups', {}, groups));
+  const classes = ['rp-hand', toPlay ? 'turn' : '', acting ? 'acting' : '', frame.went_out === seat ? 'out' : '',
+    over && frame.winners.includes(seat) ? 'won' : ''].filter(Boolean).join(' ');
+  return html`<li class=${classes} data-testid=${`replay-hand-${seat}`} data-cards=${hand.cards.join(' ')}
+    aria-current=${toPlay ? 'true' : nothing}><div class="rp-hand-head">${info.bot ? botIcon() : nothing}<span class="name"
+    dir="auto">${displayName(info)}</span>${frame.dealer === seat ? html`<span class="dealer" title=${t('dealer')}
+    aria-label=${t('dealer')}>${t('dealer_short')}</span>` : nothing}${toPlay ? html`<span class="tag gold">${t('turn_now')}</span>`
+    : nothing}${frame.went_out === seat ? html`<span class="tag gold">${t('went_out_mark')}</span>` : nothing}<span
+    class="spacer"></span><span class="penalty" data-testid=${`replay-penalty-${seat}`}>${t('penalty', { n: hand.penalty })}</span><span
+    class="rp-total">${t('points', { n: frame.totals[seat] ?? 0 })}</span></div><div class="rp-groups">${groups}</div></li>`;
 }
 
 function framePiles(frame) {
-  return piles({ ...frame, thrown: frame.action && frame.action.type !== 'draw' }, null, 'replay-');
+  return piles({ ...frame, thrown: frame.action && frame.action.type !== 'draw' }, 'replay-');
 }
 
 function scoreTable(frame) {
-  if (!frame.scores.length) return null;
+  if (!frame.scores.length) return nothing;
   const rounds = frame.scores.map((_row, r) => view.roundInfo.get(r + 1));
   return sheetBox(scoreSheet({
     players: view.data.game.players, scores: frame.scores, totals: frame.totals, rounds, testid: 'replay-scores',
@@ -131,23 +125,23 @@ function scoreTable(frame) {
 
 // Drawn icons (no symbol font needed), pointing forward in English; mirrored by CSS in Persian.
 const ICONS = {
-  prevRound: [['rect', { x: 3, y: 3, width: 2.2, height: 10, rx: 0.6 }], ['path', { d: 'M13 3v10L6 8z' }]],
-  prev: [['path', { d: 'M12 3v10L4 8z' }]],
-  next: [['path', { d: 'M4 3v10l8-5z' }]],
-  nextRound: [['path', { d: 'M3 3v10l7-5z' }], ['rect', { x: 10.8, y: 3, width: 2.2, height: 10, rx: 0.6 }]],
-  play: [['path', { d: 'M4.5 2.5v11l9-5.5z' }]],
-  pause: [['rect', { x: 3.5, y: 3, width: 3, height: 10, rx: 0.8 }], ['rect', { x: 9.5, y: 3, width: 3, height: 10, rx: 0.8 }]],
+  prevRound: svg`<rect x="3" y="3" width="2.2" height="10" rx="0.6"></rect><path d="M13 3v10L6 8z"></path>`,
+  prev: svg`<path d="M12 3v10L4 8z"></path>`,
+  next: svg`<path d="M4 3v10l8-5z"></path>`,
+  nextRound: svg`<path d="M3 3v10l7-5z"></path><rect x="10.8" y="3" width="2.2" height="10" rx="0.6"></rect>`,
+  play: svg`<path d="M4.5 2.5v11l9-5.5z"></path>`,
+  pause: svg`<rect x="3.5" y="3" width="3" height="10" rx="0.8"></rect><rect x="9.5" y="3" width="3" height="10" rx="0.8"></rect>`,
 };
 
 function icon(name, extra = '') {
-  return svg('svg', { class: `icon ${extra}`.trim(), viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': 'true', fill: 'currentColor' },
-    ...ICONS[name].map(([tag, attrs]) => svg(tag, attrs)));
+  return html`<svg class=${`icon ${extra}`.trim()} viewBox="0 0 16 16" width="16" height="16" aria-hidden="true"
+    fill="currentColor">${ICONS[name]}</svg>`;
 }
 
-function controls(player, parts) {
+function controls(player) {
   const button = (key, label, iconName, onclick, disabled) => html`<button type="button" class="rp-btn"
     data-testid=${`replay-${key}`} data-key=${`replay-${key}`} aria-label=${label} title=${label} ?disabled=${disabled}
-    @click=${onclick}>${kept(parts, `icon-${key}`, iconName, () => icon(iconName))}</button>`;
+    @click=${onclick}>${icon(iconName)}</button>`;
   const atStart = player.index === 0;
   const atEnd = player.index === player.last;
   const playIcon = player.playing ? 'pause' : 'play';
@@ -155,7 +149,7 @@ function controls(player, parts) {
     button('prev-round', t('rp_prev_round'), 'prevRound', () => player.prevRound(), atStart)}${
     button('prev', t('rp_prev'), 'prev', () => player.prev(), atStart)}<button type="button" class="rp-btn play"
     data-testid="replay-play" data-key="replay-play" aria-pressed=${player.playing ? 'true' : 'false'}
-    @click=${() => player.toggle()}>${kept(parts, 'icon-play', playIcon, () => icon(playIcon, 'noflip'))}<span>${
+    @click=${() => player.toggle()}>${icon(playIcon, 'noflip')}<span>${
     player.playing ? t('rp_pause') : t('rp_play')}</span></button>${
     button('next', t('rp_next'), 'next', () => player.next(), atEnd)}${
     button('next-round', t('rp_next_round'), 'nextRound', () => player.nextRound(), atEnd)}</div><input class="rp-slider"
@@ -188,18 +182,17 @@ function replayTemplate(ctx, actions) {
   }
   const player = view.player;
   const frame = player.frame;
-  const parts = view.parts;
   return html`<div class="replay" data-testid="replay" data-index=${String(player.index)} data-round=${String(frame.round)}
     data-kind=${frame.kind} data-phase=${frame.phase} data-playing=${player.playing ? '1' : '0'}>${head}<div class="round-bar"><span
     class="round">${t('round', { round: frame.round, rounds: 11 })}</span><span class="cards-dealt">${t('cards_dealt', { n: frame.cards_dealt })
     }</span><span class="wild-pill">${t('wild', { rank: num(frame.wild_rank) })}</span><span class="spacer"></span><span class="rp-step"
     data-testid="replay-step">${t('step_of', { i: player.index + 1, n: player.last + 1 })}</span></div>${roundJumps(player)}${
-    controls(player, parts)}${kept(parts, 'banner', player.index, () => banner(frame))}<div class="rp-body"><div class="rp-main"><div
-    class="felt rp-felt">${kept(parts, 'piles', player.index, () => framePiles(frame))}<p class="status" data-testid="replay-action"
+    controls(player)}${banner(frame)}<div class="rp-body"><div class="rp-main"><div
+    class="felt rp-felt">${framePiles(frame)}<p class="status" data-testid="replay-action"
     aria-live="polite">${describe(frame)}</p></div><ul class=${frame.hands.length > 3 ? 'rp-hands many' : 'rp-hands'}
-    aria-label=${t('rp_hands')}>${kept(parts, 'hands', player.index, () => frame.hands.map((hand) => handView(frame, hand)))}</ul>${
+    aria-label=${t('rp_hands')}>${frame.hands.map((hand) => handView(frame, hand))}</ul>${
     TOUCH.matches ? nothing : html`<p class="hint on-felt rp-keys">${t('rp_keys')}</p>`}</div><aside class="rp-side">${
-    frame.scores.length ? html`<section class="panel rp-sheet">${kept(parts, 'sheet', frame.scores, () => scoreTable(frame))}</section>`
+    frame.scores.length ? html`<section class="panel rp-sheet">${scoreTable(frame)}</section>`
       : nothing}</aside></div></div>`;
 }
 
@@ -208,11 +201,12 @@ function renderReplay(root, ctx, actions) {
   view.target = { root, ctx, actions };
   if (view.gameId !== gameId) {
     view.player?.stop();
-    Object.assign(view, { gameId, data: null, error: null, player: null, roundInfo: new Map(), parts: new Map() });
+    Object.assign(view, { gameId, data: null, error: null, player: null, roundInfo: new Map() });
     load(ctx, gameId, actions);
   }
   render(replayTemplate(ctx, actions), root);
   if (view.player) spreadHands(root);
+  fitCues(root);
 }
 
 /** Each hand's cards side by side where its row has room for them, overlapping only where it has not (the
@@ -269,7 +263,7 @@ export function createReplayView(container, actions) {
       document.removeEventListener('keydown', onKey);
       window.removeEventListener('resize', refit);
       view.player?.stop();
-      Object.assign(view, { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null, parts: new Map() });
+      Object.assign(view, { gameId: null, data: null, error: null, player: null, roundInfo: new Map(), target: null });
     },
   };
 }

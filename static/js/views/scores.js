@@ -1,14 +1,14 @@
 // Round-end reveal, the score sheet (rounds x players, totals, leader) and the game's end with a rematch.
 // The dialog is made once when it opens; what it shows is a lit-html template drawn on every change (people
 // pressing Continue, the countdown): the button that has the keyboard and the reader's place stay as they are.
-import { h, mount } from '../dom.js';
-import { html, kept, nothing, render } from '../html.js';
+import { html, nothing, render } from '../html.js';
 import { t } from '../i18n.js';
 import { pauseLeft, pausing } from '../pause.js';
 import { avatarEl, nameTemplate } from '../avatars.js';
 import { playerLink, standingsLink } from './standings-links.js';
-import { historyLink, meldGroups, scoreSheet, sheetBox, seatName as nameAmong, winnersLine } from './widgets.js';
+import { fitCues, historyLink, meldGroups, scoreSheet, sheetBox, seatName as nameAmong, winnersLine } from './widgets.js';
 import '../i18n-standings.js';
+import '../i18n-table.js';
 
 const seatName = (ctx, seat) => nameAmong(ctx.room.seats, seat);
 
@@ -26,17 +26,14 @@ export function liveScoreSheet(ctx, actions) {
 }
 
 function roundReveal(ctx, result, heading) {
-  return h('div.reveal', { 'data-testid': 'reveal' },
-    heading ? h('h3', {}, t('round_over', { n: result.round })) : null,
-    h('p.went-out-line', {}, result.went_out === null ? t('turn_limit_reached') : t('went_out_by', { name: seatName(ctx, result.went_out) })),
-    h('ul.reveal-hands', {}, result.hands.map((hand) => h('li.reveal-hand', { class: hand.seat === result.went_out ? 'out' : '' },
-      h('div.reveal-head', {},
-        h('span.name', { dir: 'auto' }, seatName(ctx, hand.seat)),
-        h('span.spacer'),
-        h('span.penalty', {}, t('points', { n: hand.penalty }))),
-      h('div.reveal-melds', {}, meldGroups(
-        [...hand.melds.map((m) => ({ kind: m.kind, cards: m.cards })), ...(hand.deadwood.length ? [{ kind: 'deadwood', cards: hand.deadwood }] : [])],
-        { wildRank: result.wild_rank, small: true, labels: false, mark: (_card, group) => (group.kind === 'deadwood' ? 'dead' : 'meld') }))))));
+  return html`<div class="reveal" data-testid="reveal">${heading ? html`<h3>${t('round_over', { n: result.round })}</h3>` : nothing}<p
+    class="went-out-line">${result.went_out === null ? t('turn_limit_reached') : t('went_out_by', { name: seatName(ctx, result.went_out) })
+    }</p><ul class="reveal-hands">${result.hands.map((hand) => html`<li class=${hand.seat === result.went_out ? 'reveal-hand out' : 'reveal-hand'}
+    ><div class="reveal-head"><span class="name" dir="auto">${seatName(ctx, hand.seat)}</span><span class="spacer"></span><span
+    class="penalty">${t('points', { n: hand.penalty })}</span></div><div class="reveal-melds">${meldGroups(
+    [...hand.melds.map((m) => ({ kind: m.kind, cards: m.cards })), ...(hand.deadwood.length ? [{ kind: 'deadwood', cards: hand.deadwood }] : [])],
+    { wildRank: result.wild_rank, small: true, labels: false, mark: (_card, group) => (group.kind === 'deadwood' ? 'dead' : 'meld') },
+  )}</div></li>`)}</ul></div>`;
 }
 
 /** The people the pause waits for (here now, or ready already), each marked ready or not. */
@@ -79,9 +76,10 @@ function giveFocusBack(el) {
  * closes it through ``actions.closeOverlay``); on close the keyboard goes back where it was.
  */
 function makeDialog(container, actions) {
-  const dialog = h('dialog.dialog', { 'aria-labelledby': 'dialog-title' });
+  const dialog = document.createElement('dialog');
+  dialog.className = 'dialog';
+  dialog.setAttribute('aria-labelledby', 'dialog-title');
   dialog.returnTo = document.activeElement;
-  dialog.parts = new Map(); // its parts drawn with h() (the sheet, the reveal), kept while the same
   dialog.addEventListener('cancel', (event) => {
     event.preventDefault(); // the page's state says when it closes
     if (dialog.isConnected) actions.closeOverlay();
@@ -104,11 +102,11 @@ function makeDialog(container, actions) {
     const inside = event.clientX >= box.left && event.clientX <= box.right && event.clientY >= box.top && event.clientY <= box.bottom;
     if (!inside) actions.closeOverlay(); // a click on the backdrop
   });
-  mount(container, dialog);
+  container.replaceChildren(dialog);
   return dialog;
 }
 
-function dialogTemplate(ctx, actions, parts) {
+function dialogTemplate(ctx, actions) {
   const overlay = ctx.overlay;
   const game = ctx.game;
   const paused = pausing(ctx) && overlay.kind === 'round' && !!ctx.room.break_until;
@@ -130,13 +128,10 @@ function dialogTemplate(ctx, actions, parts) {
         >${t('rematch')}</button>`
       : html`<p class="notice">${t('waiting_rematch')}</p>`
     : nothing;
-  const links = over ? kept(parts, 'links', ctx.room.code, () => [historyLink(ctx.room.code, actions, 'a.secondary'),
-    standingsLink(actions, 'a.secondary')]) : nothing;
+  const links = over ? html`${historyLink(ctx.room.code, actions, 'secondary')}${standingsLink(actions, 'secondary')}` : nothing;
   const buttons = html`<div class="row end">${links}${rematch}${close}</div>`;
-  const seats = ctx.room.seats.map((s) => [s.seat, s.name, s.bot, s.program, s.avatar]); // not who is here
-  const sheet = kept(parts, 'sheet', [game.scores, game.totals, game.results, game.phase, seats],
-    () => sheetBox(liveScoreSheet(ctx, actions)));
-  const reveal = result ? kept(parts, 'reveal', [result, over, seats], () => roundReveal(ctx, result, over)) : nothing;
+  const sheet = sheetBox(liveScoreSheet(ctx, actions));
+  const reveal = result ? roundReveal(ctx, result, over) : nothing;
   return html`<h2 id="dialog-title">${title}</h2>${paused ? pauseCountdown(ctx) : nothing}${over
     ? html`<p class="winner" data-testid="winner"><span class="crown" aria-hidden="true">♛ </span>${
       winnersLine((game.winners ?? []).map((s) => seatName(ctx, s)))}</p>` : nothing}${
@@ -149,12 +144,13 @@ export function renderOverlay(container, ctx, actions) {
   let dialog = container.querySelector('dialog');
   if (!ctx.overlay || !ctx.game) {
     if (!dialog) return false;
-    mount(container);
+    container.replaceChildren();
     return giveFocusBack(dialog.returnTo);
   }
   const fresh = !dialog;
   if (fresh) dialog = makeDialog(container, actions);
-  render(dialogTemplate(ctx, actions, dialog.parts), dialog);
+  render(dialogTemplate(ctx, actions), dialog);
+  fitCues(dialog);
   if (fresh) {
     dialog.showModal();
     (dialog.querySelector('[data-testid=rematch]') ?? dialog.querySelector('[data-testid=continue]')).focus({ preventScroll: true });

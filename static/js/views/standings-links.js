@@ -1,6 +1,6 @@
 // Links into the standings, drawn by the pages that lead there (home, lobby, game over, history) without
 // loading the standings view itself; and a finished game's replay by its id alone.
-import { h } from '../dom.js';
+import { html, nothing } from '../html.js';
 import { t } from '../i18n.js';
 import '../i18n-standings.js';
 
@@ -12,21 +12,25 @@ export const playerPath = (name) => `${STANDINGS_PATH}/${encodeURIComponent(name
 /** A finished game's replay, by its public id (a record never names its table). */
 export const gamePath = (id) => `/games/${encodeURIComponent(id)}`;
 
-/** An in-page link: a click goes through the client's router, a middle click or a new tab works too. */
-export function pageLink(tag, path, actions, attrs, ...children) {
-  return h(tag, {
-    href: path, ...attrs,
-    onclick: (e) => {
-      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-      e.preventDefault();
-      actions.navigate(path);
-    },
-  }, ...children);
+/** A click that the client's router takes (a middle click, a new tab or a modified click is the browser's). */
+export function follow(path, actions) {
+  return (e) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    actions.navigate(path);
+  };
+}
+
+/** An in-page link: ``attrs`` {class, testid, label (aria-label), title, dir}; ``content`` its text or template. */
+export function pageLink(path, actions, attrs, content) {
+  return html`<a class=${attrs.class ?? nothing} href=${path} data-testid=${attrs.testid ?? nothing}
+    aria-label=${attrs.label ?? nothing} title=${attrs.title ?? nothing} dir=${attrs.dir ?? nothing}
+    @click=${follow(path, actions)}>${content}</a>`;
 }
 
 /** "Standings": the server's boards. */
-export function standingsLink(actions, tag = 'a.link.standings-link') {
-  return pageLink(tag, STANDINGS_PATH, actions, { 'data-testid': 'standings-link' }, t('standings'));
+export function standingsLink(actions, className = 'link standings-link') {
+  return pageLink(STANDINGS_PATH, actions, { class: className, testid: 'standings-link' }, t('standings'));
 }
 
 /**
@@ -34,9 +38,10 @@ export function standingsLink(actions, tag = 'a.link.standings-link') {
  * (a phone would otherwise leave the game, its socket and its turn timer).
  */
 export function playerLink(name, actions, { newTab = false, label = name, testid = null } = {}) {
-  const attrs = { dir: 'auto', 'data-testid': testid, title: t('standings_of', { name }) };
+  const title = t('standings_of', { name });
   if (newTab) {
-    return h('a.player-link', { href: playerPath(name), target: '_blank', rel: 'noopener', ...attrs }, label);
+    return html`<a class="player-link" href=${playerPath(name)} target="_blank" rel="noopener" dir="auto"
+      data-testid=${testid ?? nothing} title=${title}>${label}</a>`;
   }
-  return pageLink('a.player-link', playerPath(name), actions, attrs, label);
+  return pageLink(playerPath(name), actions, { class: 'player-link', dir: 'auto', testid, title }, label);
 }

@@ -1,13 +1,16 @@
 // The standings: this server's boards (most wins, best average, Hall of Fame and Hall of Shame, a page at a
 // time) at /standings, and one player's record at /standings/{name} (figures, best and worst game, a chart
-// of their recent totals, the recent games), every game linked to its replay.
+// of their recent totals, the recent games), every game linked to its replay. A function of the state: what it
+// fetched and which board it shows are the page's part of it (``ctx.page``, changed by ``actions.setPage``), so
+// a render while a name is typed in the search (the board arriving, a language switch) leaves the field alone.
 import * as api from '../api.js';
-import { h, mount, svg } from '../dom.js';
+import { html, nothing, svg } from '../html.js';
 import { num, t } from '../i18n.js';
 import { decimal, percent } from '../figures.js';
 import { formatDate } from './history.js';
 import { STANDINGS_PATH, gamePath, pageLink, playerLink, playerPath } from './standings-links.js';
 import '../i18n-standings.js';
+import '../i18n-table.js';
 
 export const PAGE_SIZE = 10;
 // The boards, each with its REST query: players by a figure, or games by their final total.
@@ -18,174 +21,150 @@ const BOARDS = {
   shame: { kind: 'games', order: 'worst' },
 };
 
-// What the page shows, kept across redraws (a language switch redraws without fetching again).
-const view = { route: null, board: 'wins', offset: 0, data: null, record: null, error: null, loading: false, missing: false };
+/** The page's part of the state, as a fresh page starts it. */
+const pageOf = (ctx) => ({ board: 'wins', offset: 0, data: null, record: null, error: null, loading: false, missing: false, ...ctx.page });
 
 function errorWords(err) {
   if (err.code === 'offline') return t('err_offline');
   return t('error', { message: err.message || err.code });
 }
 
-async function loadBoard(route, rerender) {
-  view.loading = true;
-  const board = BOARDS[view.board];
-  const asked = `${view.board} ${view.offset}`;
-  const stale = () => view.route !== route || `${view.board} ${view.offset}` !== asked; // another was asked for since
+/** Fetch the board ``board`` at ``offset`` (a newer ask, or another page, makes the answer stale). */
+async function loadBoard(ctx, actions, board, offset) {
+  const route = ctx.route;
+  const query = BOARDS[board];
+  const stale = () => ctx.route !== route || pageOf(ctx).board !== board || pageOf(ctx).offset !== offset;
   try {
-    const data = board.kind === 'players'
-      ? await api.playersBoard(board.by, PAGE_SIZE, view.offset)
-      : await api.gamesBoard(board.order, PAGE_SIZE, view.offset);
-    if (stale()) return;
-    Object.assign(view, { data, error: null });
+    const data = query.kind === 'players'
+      ? await api.playersBoard(query.by, PAGE_SIZE, offset)
+      : await api.gamesBoard(query.order, PAGE_SIZE, offset);
+    if (!stale()) actions.setPage({ data, error: null, loading: false });
   } catch (err) {
-    if (stale()) return;
-    view.error = errorWords(err);
-  } finally {
-    view.loading = false;
+    if (!stale()) actions.setPage({ error: errorWords(err), loading: false });
   }
-  rerender();
 }
 
-async function loadRecord(route, rerender) {
+async function loadRecord(ctx, actions) {
+  const route = ctx.route;
   try {
     const record = await api.playerRecord(route.name);
-    if (view.route !== route) return;
-    Object.assign(view, { record, error: null, missing: false });
+    if (ctx.route === route) actions.setPage({ record, error: null, missing: false });
   } catch (err) {
-    if (view.route !== route) return;
-    if (err.status === 404) view.missing = true;
-    else view.error = errorWords(err);
+    if (ctx.route !== route) return;
+    if (err.status === 404) actions.setPage({ missing: true });
+    else actions.setPage({ error: errorWords(err) });
   }
-  rerender();
+}
+
+/** Each visit fetches afresh (a language switch only draws again). */
+export function enter(ctx, actions) {
+  if (ctx.route.name) loadRecord(ctx, actions);
+  else {
+    actions.setPage({ loading: true });
+    loadBoard(ctx, actions, 'wins', 0);
+  }
 }
 
 /** Previous / next and 'Page 2 of 5' for a {total, limit, offset} page. */
 function pager(data, onOffset) {
   const { total, limit, offset } = data;
   const pages = Math.max(1, Math.ceil(total / limit));
-  if (pages <= 1) return null;
-  return h('nav.pager', { 'aria-label': t('pages'), 'data-testid': 'board-pager' },
-    h('button.secondary.small', {
-      type: 'button', 'data-testid': 'board-prev', disabled: offset <= 0,
-      onclick: () => onOffset(Math.max(0, offset - limit)),
-    }, h('span.flip', { 'aria-hidden': 'true' }, '‹ '), t('prev_page')),
-    h('span.pager-text', { 'data-testid': 'board-page' }, t('page_of', { page: Math.floor(offset / limit) + 1, pages })),
-    h('button.secondary.small', {
-      type: 'button', 'data-testid': 'board-next', disabled: offset + limit >= total,
-      onclick: () => onOffset(offset + limit),
-    }, t('next_page'), h('span.flip', { 'aria-hidden': 'true' }, ' ›')));
+  if (pages <= 1) return nothing;
+  return html`<nav class="pager" aria-label=${t('pages')} data-testid="board-pager"><button type="button" class="secondary small"
+    data-testid="board-prev" ?disabled=${offset <= 0} @click=${() => onOffset(Math.max(0, offset - limit))}><span class="flip"
+    aria-hidden="true">‹ </span>${t('prev_page')}</button><span class="pager-text" data-testid="board-page">${
+    t('page_of', { page: Math.floor(offset / limit) + 1, pages })}</span><button type="button" class="secondary small"
+    data-testid="board-next" ?disabled=${offset + limit >= total} @click=${() => onOffset(offset + limit)}>${
+    t('next_page')}<span class="flip" aria-hidden="true"> ›</span></button></nav>`;
 }
 
 function rank(data, i) {
-  return h('td.rank', {}, data.offset + i === 0 ? h('span.crown', { 'aria-hidden': 'true' }, '♛ ') : null, num(data.offset + i + 1));
+  return html`<td class="rank">${data.offset + i === 0 ? html`<span class="crown" aria-hidden="true">♛ </span>` : nothing}${
+    num(data.offset + i + 1)}</td>`;
 }
 
+const leader = (data, i) => (data.offset + i === 0 ? 'leader' : nothing);
+
 function playersTable(data, actions) {
-  return h('table.score-sheet.leaderboard.standings-board', { 'data-testid': 'players-board' },
-    h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, '#'),
-      h('th', { scope: 'col', class: 'start' }, t('col_player')),
-      h('th', { scope: 'col' }, t('col_games')),
-      h('th', { scope: 'col' }, t('col_wins')),
-      h('th', { scope: 'col', class: 'wide-only' }, t('col_win_rate')),
-      h('th', { scope: 'col' }, t('col_average')))),
-    h('tbody', {}, data.items.map((row, i) => h('tr', { class: data.offset + i === 0 ? 'leader' : '', 'data-testid': 'board-row' },
-      rank(data, i),
-      h('th', { scope: 'row', class: 'start' }, playerLink(row.name, actions)),
-      h('td', {}, num(row.games)),
-      h('td', { 'data-testid': 'cell-wins' }, decimal(row.wins, 2)),
-      h('td', { class: 'wide-only' }, percent(row.win_rate)),
-      h('td', { 'data-testid': 'cell-average' }, decimal(row.average_total, 1))))));
+  return html`<table class="score-sheet leaderboard standings-board" data-testid="players-board"><thead><tr><th scope="col">#</th><th
+    scope="col" class="start">${t('col_player')}</th><th scope="col">${t('col_games')}</th><th scope="col">${t('col_wins')}</th><th
+    scope="col" class="wide-only">${t('col_win_rate')}</th><th scope="col">${t('col_average')}</th></tr></thead><tbody>${
+    data.items.map((row, i) => html`<tr class=${leader(data, i)} data-testid="board-row">${rank(data, i)}<th scope="row" class="start">${
+    playerLink(row.name, actions)}</th><td>${num(row.games)}</td><td data-testid="cell-wins">${decimal(row.wins, 2)}</td><td
+    class="wide-only">${percent(row.win_rate)}</td><td data-testid="cell-average">${decimal(row.average_total, 1)}</td></tr>`)}</tbody></table>`;
 }
 
 function gamesTable(data, actions) {
-  return h('table.score-sheet.leaderboard.standings-board', { 'data-testid': 'games-board' },
-    h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, '#'),
-      h('th', { scope: 'col', class: 'start' }, t('col_player')),
-      h('th', { scope: 'col' }, t('col_total')),
-      h('th', { scope: 'col', class: 'wide-only' }, t('col_when')),
-      h('th', { scope: 'col' }, h('span.sr-only', {}, t('watch_replay'))))),
-    h('tbody', {}, data.items.map((row, i) => h('tr', { class: data.offset + i === 0 ? 'leader' : '', 'data-testid': 'board-row' },
-      rank(data, i),
-      h('th', { scope: 'row', class: 'start' }, playerLink(row.name, actions),
-        h('span.sub', {}, t('place_of', { place: row.place, n: row.players }))),
-      h('td', { 'data-testid': 'cell-total' }, num(row.total)),
-      h('td.when', { class: 'wide-only' }, h('time', { datetime: row.finished_at }, formatDate(row.finished_at))),
-      h('td', {}, replayLink(row.game, actions))))));
+  return html`<table class="score-sheet leaderboard standings-board" data-testid="games-board"><thead><tr><th scope="col">#</th><th
+    scope="col" class="start">${t('col_player')}</th><th scope="col">${t('col_total')}</th><th scope="col" class="wide-only">${
+    t('col_when')}</th><th scope="col"><span class="sr-only">${t('watch_replay')}</span></th></tr></thead><tbody>${
+    data.items.map((row, i) => html`<tr class=${leader(data, i)} data-testid="board-row">${rank(data, i)}<th scope="row" class="start">${
+    playerLink(row.name, actions)}<span class="sub">${t('place_of', { place: row.place, n: row.players })}</span></th><td
+    data-testid="cell-total">${num(row.total)}</td><td class="when wide-only"><time datetime=${row.finished_at}>${
+    formatDate(row.finished_at)}</time></td><td>${replayLink(row.game, actions)}</td></tr>`)}</tbody></table>`;
 }
 
 function replayLink(gameId, actions, words = false) {
-  return pageLink(words ? 'a.secondary.small' : 'a.replay-icon', gamePath(gameId), actions, {
-    'data-testid': `game-link-${gameId}`, 'aria-label': words ? null : t('replay_of'), title: t('replay_of'),
-  }, h('span', { 'aria-hidden': 'true' }, '▶'), words ? [' ', t('watch_replay')] : null);
+  return pageLink(gamePath(gameId), actions, {
+    class: words ? 'secondary small' : 'replay-icon', testid: `game-link-${gameId}`, label: words ? null : t('replay_of'),
+    title: t('replay_of'),
+  }, html`<span aria-hidden="true">▶</span>${words ? ` ${t('watch_replay')}` : nothing}`);
 }
 
+/** The search: the name typed is the field's own (no render touches it); Enter or the button opens it. */
 function findForm(actions) {
-  const input = h('input', {
-    id: 'find-player', name: 'name', maxlength: 64, autocomplete: 'off', dir: 'auto',
-    placeholder: t('name_placeholder'), 'data-testid': 'find-player',
-  });
-  return h('form.find-player', {
-    role: 'search',
-    onsubmit: (event) => {
-      event.preventDefault();
-      const name = input.value.trim();
-      if (name) actions.navigate(playerPath(name));
-      else input.focus();
-    },
-  },
-  h('label', { for: 'find-player' }, t('find_player')),
-  h('div.inline', {}, input, h('button.primary', { type: 'submit', 'data-testid': 'find-button' }, t('find_button'))));
+  const submit = (event) => {
+    event.preventDefault();
+    const input = event.currentTarget.querySelector('[data-testid=find-player]');
+    const name = input.value.trim();
+    if (name) actions.navigate(playerPath(name));
+    else input.focus();
+  };
+  return html`<form class="find-player" role="search" @submit=${submit}><label for="find-player">${t('find_player')}</label><div
+    class="inline"><input id="find-player" name="name" maxlength="64" autocomplete="off" dir="auto" placeholder=${t('name_placeholder')}
+    data-testid="find-player"><button type="submit" class="primary" data-testid="find-button">${t('find_button')}</button></div></form>`;
 }
 
-function boardsPage(container, ctx, actions, rerender) {
+function boardsPage(ctx, actions) {
+  const view = pageOf(ctx);
   const pick = (key) => {
     if (view.board === key) return;
-    Object.assign(view, { board: key, offset: 0, data: null });
-    rerender();
-    loadBoard(ctx.route, rerender);
+    actions.setPage({ board: key, offset: 0, data: null, loading: true });
+    loadBoard(ctx, actions, key, 0);
   };
-  const tabs = h('div.board-tabs', { role: 'group', 'aria-label': t('boards') },
-    Object.keys(BOARDS).map((key) => h('button.board-tab', {
-      type: 'button', 'data-testid': `board-${key}`, 'aria-pressed': view.board === key ? 'true' : 'false',
-      onclick: () => pick(key),
-    }, t(`board_${key}`))));
+  const turnTo = (offset) => {
+    actions.setPage({ offset, loading: true });
+    loadBoard(ctx, actions, view.board, offset);
+  };
+  const tabs = html`<div class="board-tabs" role="group" aria-label=${t('boards')}>${Object.keys(BOARDS).map((key) => html`<button
+    type="button" class="board-tab" data-testid=${`board-${key}`} aria-pressed=${view.board === key ? 'true' : 'false'}
+    @click=${() => pick(key)}>${t(`board_${key}`)}</button>`)}</div>`;
   let body;
-  if (view.error) body = h('p.error', { role: 'alert' }, view.error);
-  else if (!view.data) body = h('p.loading', { role: 'status' }, t('loading'));
-  else if (!view.data.items.length) body = h('p.hint', { 'data-testid': 'no-records' }, t('no_records'));
+  if (view.error) body = html`<p class="error" role="alert">${view.error}</p>`;
+  else if (!view.data) body = html`<p class="loading" role="status">${t('loading')}</p>`;
+  else if (!view.data.items.length) body = html`<p class="hint" data-testid="no-records">${t('no_records')}</p>`;
   else {
     const table = BOARDS[view.board].kind === 'players' ? playersTable(view.data, actions) : gamesTable(view.data, actions);
-    body = [h('div.sheet-wrap', {}, table),
-      pager(view.data, (offset) => { view.offset = offset; loadBoard(ctx.route, rerender); })];
+    body = html`<div class="sheet-wrap">${table}</div>${pager(view.data, turnTo)}`;
   }
-  mount(container, h('div.standings', {
-    'data-testid': 'standings', 'data-board': view.board, 'data-offset': view.data?.offset ?? null, 'aria-busy': view.loading ? 'true' : null },
-    h('div.page-head', {}, h('h1', {}, t('standings'))),
-    h('p.hint.on-felt.public-note', { 'data-testid': 'public-note' }, t('standings_public')),
-    h('div.standings-grid', {},
-      h('section.panel', { 'aria-labelledby': 'board-title' },
-        h('h2.sr-only', { id: 'board-title' }, t(`board_${view.board}`)),
-        tabs,
-        h('p.hint.board-hint', {}, t(`board_${view.board}_hint`)),
-        body),
-      h('section.panel.find-panel', {}, findForm(actions)))));
+  return html`<div class="standings" data-testid="standings" data-board=${view.board} data-offset=${view.data?.offset ?? nothing}
+    aria-busy=${view.loading ? 'true' : nothing}><div class="page-head"><h1>${t('standings')}</h1></div><p class="hint on-felt public-note"
+    data-testid="public-note">${t('standings_public')}</p><div class="standings-grid"><section class="panel"
+    aria-labelledby="board-title"><h2 class="sr-only" id="board-title">${t(`board_${view.board}`)}</h2>${tabs}<p class="hint board-hint">${
+    t(`board_${view.board}_hint`)}</p>${body}</section><section class="panel find-panel">${findForm(actions)}</section></div></div>`;
 }
 
 // ---- a player's record --------------------------------------------------------------------------------
 
 function figure(label, value, testid) {
-  return h('div.figure', {}, h('dt', {}, label), h('dd', { 'data-testid': testid }, value));
+  return html`<div class="figure"><dt>${label}</dt><dd data-testid=${testid}>${value}</dd></div>`;
 }
 
 function gameCard(kind, game, actions) {
-  if (!game) return null;
-  return h('div.game-card', { class: kind, 'data-testid': `${kind}-game` },
-    h('h3', {}, t(`${kind}_game`)),
-    h('p.game-card-total', {}, t('game_total', { n: game.total })),
-    h('p.hint', {}, h('time', { datetime: game.finished_at }, formatDate(game.finished_at))),
-    replayLink(game.game, actions, true));
+  if (!game) return nothing;
+  return html`<div class=${`game-card ${kind}`} data-testid=${`${kind}-game`}><h3>${t(`${kind}_game`)}</h3><p class="game-card-total">${
+    t('game_total', { n: game.total })}</p><p class="hint"><time datetime=${game.finished_at}>${formatDate(game.finished_at)}</time></p>${
+    replayLink(game.game, actions, true)}</div>`;
 }
 
 const CHART = { width: 320, height: 120, pad: 14, left: 30 };
@@ -193,7 +172,7 @@ const CHART = { width: 320, height: 120, pad: 14, left: 30 };
 /** The totals of the recent games (oldest to newest), a line over a light grid; time runs with the reading. */
 export function totalsChart(recent, rtl) {
   const games = [...recent].reverse();
-  if (games.length < 2) return null;
+  if (games.length < 2) return nothing;
   const totals = games.map((g) => g.total);
   const low = Math.min(...totals);
   const high = Math.max(...totals);
@@ -206,87 +185,56 @@ export function totalsChart(recent, rtl) {
   const y = (v) => pad + (height - 2 * pad) * (1 - (v - low) / span); // higher total, higher point
   const axisX = rtl ? width - left + 6 : left - 6;
   const anchor = rtl ? 'start' : 'end';
-  const label = (v) => svg('text', { x: axisX, y: y(v) + 4, 'text-anchor': anchor, class: 'chart-axis' }, document.createTextNode(num(v)));
+  const label = (v) => svg`<text x=${axisX} y=${y(v) + 4} text-anchor=${anchor} class="chart-axis">${num(v)}</text>`;
+  const grid = (v) => svg`<line x1=${plotStart} x2=${plotEnd} y1=${y(v)} y2=${y(v)} class="chart-grid"></line>`;
   const points = games.map((g, i) => `${x(i).toFixed(1)},${y(g.total).toFixed(1)}`).join(' ');
-  return h('figure.chart', { 'data-testid': 'chart' },
-    h('figcaption', {}, t('chart_title'), ' ', h('span.hint', {}, `(${t('chart_lower')})`)),
-    svg('svg', {
-      viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'totals-chart', 'data-testid': 'chart-svg',
-      'aria-label': t('chart_label', { n: games.length, list: totals.map((v) => num(v)).join(t('list_sep')) }),
-      'data-totals': totals.join(','),
-    },
-    svg('line', { x1: plotStart, x2: plotEnd, y1: y(low), y2: y(low), class: 'chart-grid' }),
-    svg('line', { x1: plotStart, x2: plotEnd, y1: y(high), y2: y(high), class: 'chart-grid' }),
-    label(low), high !== low ? label(high) : null,
-    svg('polyline', { points, class: 'chart-line', fill: 'none' }),
-    ...games.map((g, i) => svg('circle', {
-      cx: x(i).toFixed(1), cy: y(g.total).toFixed(1), r: 3.5, class: g.win > 0 ? 'chart-dot won' : 'chart-dot',
-    }))));
+  return html`<figure class="chart" data-testid="chart"><figcaption>${t('chart_title')} <span class="hint">${`(${t('chart_lower')})`}</span></figcaption><svg
+    viewBox=${`0 0 ${width} ${height}`} role="img" class="totals-chart" data-testid="chart-svg"
+    aria-label=${t('chart_label', { n: games.length, list: totals.map((v) => num(v)).join(t('list_sep')) })}
+    data-totals=${totals.join(',')}>${grid(low)}${grid(high)}${label(low)}${high !== low ? label(high) : nothing}<polyline
+    points=${points} class="chart-line" fill="none"></polyline>${games.map((g, i) => svg`<circle cx=${x(i).toFixed(1)}
+    cy=${y(g.total).toFixed(1)} r="3.5" class=${g.win > 0 ? 'chart-dot won' : 'chart-dot'}></circle>`)}</svg></figure>`;
 }
 
 function recentRow(game, actions) {
   const shared = game.win > 0 && game.win < 1;
-  return h('li.recent-game', { 'data-testid': `recent-${game.game}`, class: game.win > 0 ? 'won' : '' },
-    h('div.recent-head', {},
-      game.win > 0 ? h('span.crown', { 'aria-hidden': 'true' }, '♛') : null,
-      h('span.recent-total', {}, t('game_total', { n: game.total })),
-      game.win > 0 ? h('span.tag.gold', {}, t(shared ? 'won_shared' : 'won')) : null,
-      game.perfect ? h('span.tag.gold', {}, t('perfect')) : null,
-      h('span.spacer'),
-      replayLink(game.game, actions)),
-    h('div.recent-foot', {},
-      h('span', {}, t('place_of', { place: game.place, n: game.players })),
-      game.rounds_out_first ? h('span', {}, t('out_first_n', { n: game.rounds_out_first })) : null,
-      h('span.spacer'),
-      h('time.hint', { datetime: game.finished_at }, formatDate(game.finished_at))));
+  return html`<li class=${game.win > 0 ? 'recent-game won' : 'recent-game'} data-testid=${`recent-${game.game}`}><div class="recent-head">${
+    game.win > 0 ? html`<span class="crown" aria-hidden="true">♛</span>` : nothing}<span class="recent-total">${
+    t('game_total', { n: game.total })}</span>${game.win > 0 ? html`<span class="tag gold">${t(shared ? 'won_shared' : 'won')}</span>` : nothing}${
+    game.perfect ? html`<span class="tag gold">${t('perfect')}</span>` : nothing}<span class="spacer"></span>${
+    replayLink(game.game, actions)}</div><div class="recent-foot"><span>${t('place_of', { place: game.place, n: game.players })}</span>${
+    game.rounds_out_first ? html`<span>${t('out_first_n', { n: game.rounds_out_first })}</span>` : nothing}<span class="spacer"></span><time
+    class="hint" datetime=${game.finished_at}>${formatDate(game.finished_at)}</time></div></li>`;
 }
 
-function playerPage(container, ctx, actions) {
+function playerPage(ctx, actions) {
+  const view = pageOf(ctx);
   const name = ctx.route.name;
   const record = view.record;
-  const back = pageLink('a.secondary.small', STANDINGS_PATH, actions, { 'data-testid': 'back-to-standings' },
-    h('span.flip', { 'aria-hidden': 'true' }, '‹'), ' ', t('standings'));
-  const head = h('div.page-head', {},
-    h('h1', {}, h('span', { dir: 'auto', 'data-testid': 'player-name' }, record?.name ?? name)),
-    h('span.spacer'),
-    back);
-  const note = h('p.hint.on-felt.public-note', { 'data-testid': 'public-note' }, t('standings_public'));
-  const wrap = (...children) => mount(container, h('div.standings.player-record', { 'data-testid': 'player-standings' }, head, note, ...children));
+  const back = pageLink(STANDINGS_PATH, actions, { class: 'secondary small', testid: 'back-to-standings' },
+    html`<span class="flip" aria-hidden="true">‹</span> ${t('standings')}`);
+  const wrap = (content) => html`<div class="standings player-record" data-testid="player-standings"><div class="page-head"><h1><span
+    dir="auto" data-testid="player-name">${record?.name ?? name}</span></h1><span class="spacer"></span>${back}</div><p
+    class="hint on-felt public-note" data-testid="public-note">${t('standings_public')}</p>${content}</div>`;
   if (view.missing) {
-    wrap(h('section.panel', { 'data-testid': 'player-missing' },
-      h('p', {}, t('player_not_found', { name })), findForm(actions)));
-    return;
+    return wrap(html`<section class="panel" data-testid="player-missing"><p>${t('player_not_found', { name })}</p>${findForm(actions)}</section>`);
   }
-  if (view.error) { wrap(h('section.panel', {}, h('p.error', { role: 'alert' }, view.error))); return; }
-  if (!record) { wrap(h('p.loading', { role: 'status' }, t('loading'))); return; }
+  if (view.error) return wrap(html`<section class="panel"><p class="error" role="alert">${view.error}</p></section>`);
+  if (!record) return wrap(html`<p class="loading" role="status">${t('loading')}</p>`);
   const rtl = document.documentElement.dir === 'rtl';
-  wrap(h('div.standings-grid', {},
-    h('section.panel', { 'aria-label': t('standings_of', { name: record.name }) },
-      h('dl.figures', {},
-        figure(t('fig_games'), num(record.games), 'fig-games'),
-        figure(t('fig_wins'), decimal(record.wins, 2), 'fig-wins'),
-        figure(t('fig_win_rate'), percent(record.win_rate), 'fig-win-rate'),
-        figure(t('fig_average'), decimal(record.average_total, 1), 'fig-average'),
-        figure(t('fig_out_first'), num(record.rounds_out_first), 'fig-out-first'),
-        figure(t('fig_perfect'), num(record.perfect_games), 'fig-perfect')),
-      h('div.game-cards', {}, gameCard('best', record.best, actions), gameCard('worst', record.worst, actions)),
-      totalsChart(record.recent, rtl),
-      h('dl.figures.dates', {},
-        figure(t('fig_first'), h('time', { datetime: record.first_played }, formatDate(record.first_played)), 'fig-first'),
-        figure(t('fig_last'), h('time', { datetime: record.last_played }, formatDate(record.last_played)), 'fig-last'))),
-    h('section.panel', { 'aria-labelledby': 'recent-title' },
-      h('h2', { id: 'recent-title' }, t('recent_games'), ' ', h('span.count-pill', {}, num(record.recent.length))),
-      h('ul.recent-list', { 'data-testid': 'recent-list' }, record.recent.map((g) => recentRow(g, actions))))));
+  const date = (iso) => html`<time datetime=${iso}>${formatDate(iso)}</time>`;
+  return wrap(html`<div class="standings-grid"><section class="panel" aria-label=${t('standings_of', { name: record.name })}><dl
+    class="figures">${figure(t('fig_games'), num(record.games), 'fig-games')}${figure(t('fig_wins'), decimal(record.wins, 2), 'fig-wins')}${
+    figure(t('fig_win_rate'), percent(record.win_rate), 'fig-win-rate')}${figure(t('fig_average'), decimal(record.average_total, 1), 'fig-average')}${
+    figure(t('fig_out_first'), num(record.rounds_out_first), 'fig-out-first')}${figure(t('fig_perfect'), num(record.perfect_games), 'fig-perfect')
+    }</dl><div class="game-cards">${gameCard('best', record.best, actions)}${gameCard('worst', record.worst, actions)}</div>${
+    totalsChart(record.recent, rtl)}<dl class="figures dates">${figure(t('fig_first'), date(record.first_played), 'fig-first')}${
+    figure(t('fig_last'), date(record.last_played), 'fig-last')}</dl></section><section class="panel" aria-labelledby="recent-title"><h2
+    id="recent-title">${t('recent_games')} <span class="count-pill">${num(record.recent.length)}</span></h2><ul class="recent-list"
+    data-testid="recent-list">${record.recent.map((g) => recentRow(g, actions))}</ul></section></div>`);
 }
 
-export function renderStandings(container, ctx, actions) {
-  const route = ctx.route;
-  const rerender = () => { if (ctx.route === route) actions.rerender(); };
-  if (view.route !== route) { // each visit (not a language switch) fetches afresh
-    Object.assign(view, { route, data: null, record: null, error: null, missing: false, offset: 0 });
-    if (route.name) loadRecord(route, rerender);
-    else loadBoard(route, rerender);
-  }
-  if (route.name) playerPage(container, ctx, actions);
-  else boardsPage(container, ctx, actions, rerender);
+/** The standings page (the boards, or one player's record) as the state has it. */
+export function standingsTemplate(ctx, actions) {
+  return ctx.route.name ? playerPage(ctx, actions) : boardsPage(ctx, actions);
 }

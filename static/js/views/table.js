@@ -1,10 +1,10 @@
 // The table in play: players, round and wild rank, stock and discard, whose turn, and your hand. One lit-html
 // template drawn on every change of the state: only what changed is touched, the players, the feed and the
 // hand's cards are kept by key, so the keyboard, an open box and an animation survive a move elsewhere.
-import { cardEl, cardLabel, cardShort } from '../cards.js';
+import { cardLabel, cardShort } from '../cards.js';
 import { cardTemplate } from '../card-template.js';
-import { h } from '../dom.js';
-import { html, kept, live, nothing, render, repeat } from '../html.js';
+import { html, nothing, render } from '../html.js';
+import { live, repeat } from '../html-directives.js';
 import { cardCount, num, t } from '../i18n.js';
 import { pausing } from '../pause.js';
 import { confirmDiscardsOn, groupingOn } from '../storage.js';
@@ -17,6 +17,7 @@ import { turnStrip } from './turnstrip.js';
 import { coachBar, coachTarget } from './coach.js';
 import { meldGroups, seatName as nameAmong, winnersLine } from './widgets.js';
 import { avatarTemplate, nameTemplate } from '../avatars.js';
+import '../i18n-table.js';
 
 const TOUCH = window.matchMedia('(hover: none), (pointer: coarse)'); // a phone: no keys to mention
 const seatName = (ctx, seat) => nameAmong(ctx.room.seats, seat);
@@ -99,7 +100,7 @@ function awayLines(ctx, parts) {
     (s) => html`<li class="away-line" data-testid=${`away-${s.seat}`}>${awayText(s.name, deadline(s))}</li>`)}</ul>`;
 }
 
-function playerChip(ctx, player, actions, timer, parts) {
+function playerChip(ctx, player, actions, timer) {
   const game = ctx.game;
   const info = ctx.room.seats.find((s) => s.seat === player.seat) ?? { name: `#${player.seat + 1}`, connected: false };
   const isTurn = game.turn === player.seat && game.phase !== 'game_over';
@@ -112,8 +113,7 @@ function playerChip(ctx, player, actions, timer, parts) {
     game.went_out === player.seat ? html`<span class="tag gold">${t('went_out_mark')}</span>` : nothing}${
     info.auto ? html`<span class="tag" data-testid=${`auto-${player.seat}`} title=${t('auto_seat_title')}>${t('auto_seat')}</span>` : nothing}${
     isTurn && !isOffline(ctx) && !pausing(ctx) ? timer.pill() : nothing}${
-    kept(parts, `request-${player.seat}`, [info, ctx.isHost, ctx.requestedSeat, ctx.seat, ctx.conn, ctx.asking],
-      () => seatRequestControls(ctx, info, actions))}<span class="stats"><span class="count"
+    seatRequestControls(ctx, info, actions)}<span class="stats"><span class="count"
     aria-label=${cardCount(player.card_count)}><span class="mini-back" aria-hidden="true"></span>${num(player.card_count)}</span><span
     class="total">${t('points', { n: player.total })}</span></span></li>`;
 }
@@ -252,12 +252,12 @@ function handPanel(ctx, actions, coached) {
 /** The melds of the player who went out, on the table for everyone during the final turns (RULES.md). */
 function laidDown(ctx) {
   const laid = ctx.game.laid_down;
-  if (!laid) return null;
+  if (!laid) return nothing;
   const groups = laid.melds.map((m) => ({ kind: m.kind, cards: m.cards }));
-  return h('section.laid-down', { 'data-testid': 'laid-down', 'aria-label': t('laid_down', { name: seatName(ctx, laid.seat) }) },
-    h('p.laid-title', {}, t('laid_down', { name: seatName(ctx, laid.seat) })),
-    h('div.laid-melds', {}, meldGroups(groups, { wildRank: ctx.game.wild_rank, small: true })),
-    laid.card ? h('p.laid-card', {}, t('went_out_with'), ' ', cardEl(laid.card, { small: true })) : null);
+  const label = t('laid_down', { name: seatName(ctx, laid.seat) });
+  return html`<section class="laid-down" data-testid="laid-down" aria-label=${label}><p class="laid-title">${label}</p><div
+    class="laid-melds">${meldGroups(groups, { wildRank: ctx.game.wild_rank, small: true })}</div>${laid.card
+    ? html`<p class="laid-card">${t('went_out_with')} ${cardTemplate(laid.card, { small: true })}</p>` : nothing}</section>`;
 }
 
 function tableTemplate(ctx, actions, timer, parts) {
@@ -270,7 +270,7 @@ function tableTemplate(ctx, actions, timer, parts) {
   const coached = coachTarget(ctx);
   timer.follow(room, myTurn);
   const players = html`<ul class=${game.players.length > 4 ? 'players many' : 'players'} aria-label=${t('scores')}>${
-    repeat(game.players, (p) => p.seat, (p) => playerChip(ctx, p, actions, timer, parts))}</ul>`;
+    repeat(game.players, (p) => p.seat, (p) => playerChip(ctx, p, actions, timer))}</ul>`;
   const roundBar = html`<div class="round-bar"><span class="round">${t('round', { round: game.round, rounds: game.rounds })
     }</span><span class="cards-dealt">${t('cards_dealt', { n: game.cards_dealt })}</span><span class="wild-pill" data-testid="wild"
     >${t('wild', { rank: num(game.wild_rank) })}</span><span class="spacer"></span><button type="button" class="secondary small"
@@ -286,25 +286,21 @@ function tableTemplate(ctx, actions, timer, parts) {
     roundFeed(ctx, actions)}</div>`;
   // Once the game is over, the place of the hand says what comes next (the dialog may be closed).
   const handPlace = over
-    ? kept(parts, 'gameOver', [room.status, ctx.isHost, room.host_seat, game.winners, room.seats], () => gameOverPanel(ctx, actions))
+    ? gameOverPanel(ctx, actions)
     : showHand ? handPanel(ctx, actions, coached?.card) : nothing;
   // The house rules in force, read-only, folded away under the table.
-  const rules = kept(parts, 'rules', game.options, () => h('details.rules-box.rules-in-play', { 'data-testid': 'rules-in-play' },
-    h('summary', {}, t('rules_in_play')),
-    h('p.hint', { id: 'rules-locked', 'data-testid': 'rules-locked' }, t('rules_in_play_locked')),
-    optionRows(game.options ?? {}, () => {}, true, 'rules-locked')));
+  const rules = html`<details class="rules-box rules-in-play" data-testid="rules-in-play"><summary>${t('rules_in_play')}</summary><p
+    class="hint" id="rules-locked" data-testid="rules-locked">${t('rules_in_play_locked')}</p>${
+    optionRows(game.options ?? {}, () => {}, true, 'rules-locked')}</details>`;
   return html`<div class=${isOffline(ctx) ? 'table offline' : 'table'} data-testid="table" data-conn=${ctx.conn ?? ''}
     data-phase=${game.phase} data-my-turn=${myTurn ? '1' : '0'} data-round=${String(game.round)}
     data-pending=${ctx.pending ? '1' : '0'} data-version=${String(ctx.version)}>${players}${
-    kept(parts, 'ask', [ctx.asking, ctx.seat, room.seats.find((s) => s.seat === ctx.asking) ?? null],
-      () => askPanel(ctx, actions))}${roundBar}${turnStrip(ctx)}${banner}${
-    awayLines(ctx, parts)}${kept(parts, 'laidDown', [game.laid_down, game.wild_rank, room.seats], () => laidDown(ctx))}${felt}${
+    askPanel(ctx, actions)}${roundBar}${turnStrip(ctx)}${banner}${
+    awayLines(ctx, parts)}${laidDown(ctx)}${felt}${
     coachBar(ctx, actions)}${handPlace}${
     ctx.seat === null && room.spectators ? html`<p class="hint">${t('spectators', { n: room.spectators })}</p>` : nothing}${
-    kept(parts, 'host', [ctx.isHost, room.host_seat, room.seats.map((s) => [s.seat, s.name, s.bot])],
-      () => hostBox(ctx, actions))}${
-    kept(parts, 'leave', [ctx.seat, ctx.isHost, room.status, over, room.seats.map((s) => [s.seat, s.bot])],
-      () => tableActions(ctx, actions))}${rules}<p class="sr-only" role="status" aria-live="polite"
+    hostBox(ctx, actions)}${
+    tableActions(ctx, actions)}${rules}<p class="sr-only" role="status" aria-live="polite"
     data-testid="timer-warning">${timer.warning}</p></div>`;
 }
 
@@ -312,7 +308,7 @@ function tableTemplate(ctx, actions, timer, parts) {
 export function createTableView(container, actions) {
   const root = document.createElement('div');
   container.replaceChildren(root);
-  const parts = new Map(); // the parts still drawn with h(), kept while what they show is the same
+  const parts = new Map(); // what the view remembers between renders: when each away person's turn is played
   let last = null;
   let feedSeen = 0;
   let drawing = false; // it was this seat's turn to draw, as last shown

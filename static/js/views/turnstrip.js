@@ -5,6 +5,7 @@ import { html, nothing } from '../html.js';
 import { t } from '../i18n.js';
 import { seatName } from './widgets.js';
 import { avatarTemplate } from '../avatars.js';
+import '../i18n-table.js';
 
 /** The seats before and after ``game.turn`` (``next`` is null when the round ends after this turn). */
 export function turnOrder(game) {

@@ -1,19 +1,18 @@
 // Pieces drawn alike on the live table, its dialogs and the replay viewer: names, bot icon, piles, meld
 // groups, the score sheet, the winners line and the link to a table's history.
-import { cardBack, cardEl, cardLabel } from '../cards.js';
-import { h } from '../dom.js';
+import { cardLabel } from '../cards.js';
+import { cardBackTemplate, cardTemplate } from '../card-template.js';
+import { html, nothing } from '../html.js';
 import { cardCount, num, t } from '../i18n.js';
 import { displayName } from './faces.js';
+import { pageLink } from './standings-links.js';
+import '../i18n-table.js';
 
 export { botIcon, displayName, nameLabel } from './faces.js';
 
 /** A link to the table's history page (games played there, leaderboard, replays). */
-export function historyLink(code, actions, tag = 'a.link.history-link') {
-  const path = `/r/${code}/history`;
-  return h(tag, {
-    href: path, 'data-testid': 'history-link',
-    onclick: (e) => { e.preventDefault(); actions.navigate(path); },
-  }, t('history'));
+export function historyLink(code, actions, className = 'link history-link', testid = 'history-link') {
+  return pageLink(`/r/${code}/history`, actions, { class: className, testid }, t('history'));
 }
 
 /** The name of ``seat`` among ``seats`` ([{seat, name, bot}]). */
@@ -36,37 +35,19 @@ export function lowest(totals) {
 }
 
 /**
- * The stock and the discard pile. ``pile``: {stock_count, discard_top, discard_count, wild_rank, thrown};
- * ``play`` (the live table only): {canStock, canDiscard, onStock(), onDiscard(), onBlocked()}; ``prefix``
- * for test ids.
+ * The stock and the discard pile (face up, no buttons: the replay's; the live table draws its own).
+ * ``pile``: {stock_count, discard_top, discard_count, wild_rank, thrown}; ``prefix`` for test ids.
  */
-export function piles(pile, play = null, prefix = '') {
-  const stock = cardBack({ button: !!play });
-  let discard;
-  if (pile.discard_top) {
-    discard = cardEl(pile.discard_top, { button: !!play, wildRank: pile.wild_rank, extraClass: pile.thrown ? 'just-thrown' : null });
-    if (play) discard.setAttribute('aria-label', t('discard_label', { card: cardLabel(pile.discard_top, pile.wild_rank) }));
-  } else {
-    discard = h(play ? 'button.card.empty' : 'div.card.empty', { type: play ? 'button' : null, role: play ? null : 'img', 'aria-label': t('discard_empty') });
-  }
-  if (play) {
-    stock.dataset.key = 'stock';
-    stock.setAttribute('aria-label', t('stock_label', { n: pile.stock_count }));
-    discard.dataset.key = 'discard';
-    for (const [el, can, onPlay] of [[stock, play.canStock, play.onStock], [discard, play.canDiscard, play.onDiscard]]) {
-      if (can) el.classList.add('ready');
-      else el.setAttribute('aria-disabled', 'true');
-      el.addEventListener('click', () => { if (can) onPlay(); else play.onBlocked?.(); });
-    }
-  }
-  stock.dataset.testid = `${prefix}stock`;
-  discard.dataset.testid = `${prefix}discard`;
+export function piles(pile, prefix = '') {
+  const discard = pile.discard_top
+    ? cardTemplate(pile.discard_top, { wildRank: pile.wild_rank, extraClass: pile.thrown ? 'just-thrown' : null, testid: `${prefix}discard` })
+    : html`<div class="card empty" role="img" aria-label=${t('discard_empty')} data-testid=${`${prefix}discard`}></div>`;
   // The word and the count on lines of their own: a dot between them reads as a zero in Persian.
-  return h('div.piles', {},
-    h('div.pile', {}, stock, h('span.pile-label', { 'data-testid': `${prefix}stock-label` },
-      h('span.pile-name', {}, t('stock')), h('span.pile-count', {}, t('left', { n: pile.stock_count })))),
-    h('div.pile', {}, discard, h('span.pile-label', { 'data-testid': `${prefix}discard-label` },
-      h('span.pile-name', {}, t('discard_pile')), h('span.pile-count', {}, cardCount(pile.discard_count)))));
+  return html`<div class="piles"><div class="pile">${cardBackTemplate({ testid: `${prefix}stock` })}<span class="pile-label"
+    data-testid=${`${prefix}stock-label`}><span class="pile-name">${t('stock')}</span><span class="pile-count">${
+    t('left', { n: pile.stock_count })}</span></span></div><div class="pile">${discard}<span class="pile-label"
+    data-testid=${`${prefix}discard-label`}><span class="pile-name">${t('discard_pile')}</span><span class="pile-count">${
+    cardCount(pile.discard_count)}</span></span></div></div>`;
 }
 
 /** A hand's melds then its unmelded cards: [{kind: 'set'|'run'|'deadwood', cards, penalty?}]. */
@@ -76,11 +57,11 @@ export function groupsOf(arrangement) {
   return groups;
 }
 
-/** The words over a group of cards (['Run'], ['Unmelded', <12 pts>]); none for an ungrouped hand. */
+/** The words over a group of cards ('Run', 'Unmelded <12 pts>'); none for an ungrouped hand. */
 export function groupLabel(group) {
   if (group.kind === 'all') return null;
-  if (group.kind !== 'deadwood') return [t(group.kind)];
-  return [t('unmelded'), ' ', h('span.label-count', {}, t('points', { n: group.penalty }))];
+  if (group.kind !== 'deadwood') return t(group.kind);
+  return html`${t('unmelded')} <span class="label-count">${t('points', { n: group.penalty })}</span>`;
 }
 
 /**
@@ -88,11 +69,10 @@ export function groupLabel(group) {
  * ``opts``: {wildRank, small, labels (default true), mark(card) -> extra class or null}.
  */
 export function meldGroups(groups, opts = {}) {
-  return groups.map((group) => h('div.group', { class: `group-${group.kind}`, dataset: { kind: group.kind } },
-    opts.labels === false ? null : h('span.group-label', {}, ...groupLabel(group)),
-    h('div.cards', {}, group.cards.map((card) => cardEl(card, {
-      wildRank: opts.wildRank, small: opts.small, extraClass: opts.mark?.(card, group) ?? null,
-    })))));
+  return groups.map((group) => html`<div class=${`group group-${group.kind}`} data-kind=${group.kind}>${opts.labels === false
+    ? nothing : html`<span class="group-label">${groupLabel(group)}</span>`}<div class="cards">${group.cards.map((card) => cardTemplate(card, {
+    wildRank: opts.wildRank, small: opts.small, extraClass: opts.mark?.(card, group) ?? null,
+  }))}</div></div>`);
 }
 
 /**
@@ -102,36 +82,36 @@ export function meldGroups(groups, opts = {}) {
  */
 export function scoreSheet(sheet) {
   const lead = sheet.scores.length ? lowest(sheet.totals) : new Set();
-  return h('table.score-sheet', { 'data-testid': sheet.testid ?? 'score-sheet' },
-    h('caption', {}, t('score_sheet')),
-    h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, t('round_col')),
-      sheet.players.map((p) => h('th', { scope: 'col', class: lead.has(p.seat) ? 'leader' : '' },
-        lead.has(p.seat) ? h('span.crown', { 'aria-label': t('leader') }, '♛ ') : null,
-        sheet.face?.(p), sheet.nameLink?.(p) ?? h('span', { dir: 'auto' }, displayName(p)))))),
-    h('tbody', {}, sheet.scores.map((row, r) => {
-      const info = sheet.rounds[r];
-      return h('tr', {},
-        h('th', { scope: 'row' }, num(r + 1), h('span.wild-mini', {}, ` (${num(info?.wild_rank ?? '')})`)),
-        row.map((v, s) => h('td', { class: info?.went_out === s ? 'went-out' : v === 0 ? 'zero' : '' }, num(v))));
-    })),
-    h('tfoot', {}, h('tr', {},
-      h('th', { scope: 'row' }, t('total')),
-      sheet.totals.map((v, s) => h('td', { class: lead.has(s) ? 'leader' : '' }, num(v))))));
+  const cls = (on) => (on ? 'leader' : nothing);
+  return html`<table class="score-sheet" data-testid=${sheet.testid ?? 'score-sheet'}><caption>${t('score_sheet')}</caption><thead><tr><th
+    scope="col">${t('round_col')}</th>${sheet.players.map((p) => html`<th scope="col" class=${cls(lead.has(p.seat))}>${lead.has(p.seat)
+    ? html`<span class="crown" aria-label=${t('leader')}>♛ </span>` : nothing}${sheet.face?.(p) ?? nothing}${sheet.nameLink?.(p)
+    ?? html`<span dir="auto">${displayName(p)}</span>`}</th>`)}</tr></thead><tbody>${sheet.scores.map((row, r) => {
+    const info = sheet.rounds[r];
+    return html`<tr><th scope="row">${num(r + 1)}<span class="wild-mini">${` (${num(info?.wild_rank ?? '')})`}</span></th>${row.map((v, s) => html`<td
+      class=${info?.went_out === s ? 'went-out' : v === 0 ? 'zero' : nothing}>${num(v)}</td>`)}</tr>`;
+  })}</tbody><tfoot><tr><th scope="row">${t('total')}</th>${sheet.totals.map((v, s) => html`<td class=${cls(lead.has(s))}>${num(v)}</td>`)
+  }</tr></tfoot></table>`;
+}
+
+/** Show or hide a sheet box's cue: shown while the sheet has more to see at its end. */
+function cue(wrap) {
+  const mark = wrap.nextElementSibling;
+  if (!mark) return;
+  const left = Math.abs(wrap.scrollLeft); // negative in right-to-left pages
+  mark.hidden = !(wrap.scrollWidth > wrap.clientWidth + 2 && left + wrap.clientWidth < wrap.scrollWidth - 2);
 }
 
 /**
  * A score sheet in a box that scrolls sideways when the columns do not fit (eight players on a phone), with
- * a cue at the end while there is more to see.
+ * a cue at the end while there is more to see (fitCues() sets it once the box is drawn, scrolling after).
  */
 export function sheetBox(table) {
-  const wrap = h('div.sheet-wrap', {}, table);
-  const cue = h('span.scroll-cue', { 'aria-hidden': 'true', 'data-testid': 'scroll-cue', hidden: true }, t('scroll_more'));
-  const update = () => {
-    const left = Math.abs(wrap.scrollLeft); // negative in right-to-left pages
-    cue.hidden = !(wrap.scrollWidth > wrap.clientWidth + 2 && left + wrap.clientWidth < wrap.scrollWidth - 2);
-  };
-  wrap.addEventListener('scroll', update, { passive: true });
-  requestAnimationFrame(update); // once it is laid out
-  return h('div.sheet-box', {}, wrap, cue);
+  return html`<div class="sheet-box"><div class="sheet-wrap" @scroll=${(e) => cue(e.currentTarget)}>${table}</div><span
+    class="scroll-cue" aria-hidden="true" data-testid="scroll-cue" hidden>${t('scroll_more')}</span></div>`;
+}
+
+/** The sheet boxes under ``root`` set their cue, once laid out (a view calls it after drawing them). */
+export function fitCues(root) {
+  requestAnimationFrame(() => { for (const wrap of root.querySelectorAll('.sheet-box > .sheet-wrap')) cue(wrap); });
 }
