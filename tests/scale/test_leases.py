@@ -13,7 +13,9 @@ from app.rooms.lease import RedisLeases
 
 from .cluster import RedisServer
 
-pytestmark = [pytest.mark.scale, pytest.mark.xdist_group("scale")]
+# A redis-server of its own and no app process: light enough to run beside anything (not in the "scale"
+# group, whose clusters run one at a time on one worker).
+pytestmark = [pytest.mark.scale]
 
 
 async def test_one_holder_renewed_then_taken_over_when_it_stops(tmp_path: Path) -> None:
