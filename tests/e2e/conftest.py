@@ -71,8 +71,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     own fixtures (a server of its own, games seeded or finished beforehand) are made once, not once on each
     worker that got a share of its tests. (Collected before xdist's own hook reads the groups.)"""
     for item in items:
-        if item.path.parent == HERE and item.get_closest_marker("xdist_group") is None:
+        if item.path.parent != HERE:
+            continue
+        if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(f"e2e/{item.path.stem}"))
+        # Whatever drives Chromium is an ``e2e`` test, marked or not (the quick subset leaves them out).
+        if "browser" in getattr(item, "fixturenames", ()) and item.get_closest_marker("e2e") is None:
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session", autouse=True)
