@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import uuid
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -100,10 +102,59 @@ async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
             yield url
 
 
+@pytest.fixture(scope="session")
+def sqlite_at_head(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file after ``alembic upgrade head``, made once per test process: tests that need a migrated
+    database (not the migrations themselves) start from a copy (a fresh migration costs ~0.2 s of CPU, a copy
+    nothing; the server's own ``upgrade head`` on start then finds the schema at head)."""
+    from app.store import upgrade_head
+
+    path = tmp_path_factory.mktemp("sqlite-at-head") / "head.db"
+    # In a thread: the migration runs an event loop of its own, and this thread's may be running (or marked
+    # running by Playwright's sync API).
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(upgrade_head, f"sqlite+aiosqlite:///{path}").result()
+    return path
+
+
+def at_head(url: str, template: Path) -> str:
+    """``url`` itself; when it names a SQLite file that does not exist yet, that file is first made a copy of
+    ``template`` (``sqlite_at_head``). PostgreSQL URLs are left as they are (the server migrates them)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and not Path(parsed.database).exists():
+        shutil.copyfile(template, parsed.database)
+    return url
+
+
 @pytest.fixture
-async def migrated_url(db_url: str) -> str:
-    """``db_url`` after ``alembic upgrade head``."""
+async def migrated_url(db_url: str, sqlite_at_head: Path) -> str:
+    """``db_url`` after ``alembic upgrade head`` (SQLite: a copy of ``sqlite_at_head``)."""
     from app.store import run_migrations
 
-    await run_migrations(db_url)
+    await run_migrations(at_head(db_url, sqlite_at_head))
     return db_url
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--dist loadgroup``: the tests of one ``xdist_group`` run on one worker. pytest-xdist (3.8) marks
+    them by writing ``item._nodeid``, which pytest 9.2 no longer reads (a node's id is now ``item._id``):
+    every group was silently spread over all workers (the scale suite's clusters at once, the fuzz's count
+    per worker). This gives the ids xdist's scheduler reads their ``@group`` suffix where its hook did not."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # pytest before 9.2: xdist's own suffix works
+        return
+
+    for item in items:
+        names = {
+            str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+            for m in item.iter_markers("xdist_group")
+        }
+        suffix = "@" + "_".join(sorted(names))
+        if names and not item.nodeid.endswith(suffix):
+            item._id = NodeId.parse(item.nodeid + suffix)  # type: ignore[attr-defined]

@@ -48,7 +48,7 @@ def start(
 
 
 def wait_ready(
-    proc: subprocess.Popen[bytes], base: str, log: Path, timeout: float = 60, path: str = "/readyz"
+    proc: subprocess.Popen[bytes], base: str, log: Path, timeout: float = 120, path: str = "/readyz"
 ) -> None:
     """Wait until ``path`` answers 200 (the process must not exit meanwhile)."""
     deadline = time.monotonic() + timeout
@@ -68,14 +68,15 @@ def wait_ready(
 def start_server_process(
     database_url: str, port: int, log: Path, *, open_files: tuple[int, int] | None = None, **env: str
 ) -> subprocess.Popen[bytes]:
-    """``python -m app`` on ``port``, logging at info unless told otherwise; waits for /healthz."""
+    """``python -m app`` on ``port``, logging at info unless told otherwise; waits for /healthz (up to 120 s:
+    a guard against a hang, not a measure: under a loaded machine's CI a start took more than 30)."""
     proc = start(
         [sys.executable, "-m", "app"],
         server_env(database_url, port, **{"LOG_LEVEL": "info", **env}),
         log,
         open_files=open_files,
     )
-    wait_ready(proc, f"http://127.0.0.1:{port}", log, timeout=30, path="/healthz")
+    wait_ready(proc, f"http://127.0.0.1:{port}", log, timeout=120, path="/healthz")
     return proc
 
 

@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from app.store import Store
+from tests.conftest import at_head
 
 from .wsclient import running_server, server_settings
 
 
 @pytest.fixture
-async def server(db_url: str) -> AsyncIterator[str]:
-    """Base URL of a real server (uvicorn, in a thread) on a fresh SQLite or PostgreSQL database."""
-    with running_server(server_settings(db_url)) as base:
+async def server(db_url: str, sqlite_at_head: Path) -> AsyncIterator[str]:
+    """Base URL of a real server (uvicorn, in a thread) on a fresh SQLite (a copy of a migrated one) or
+    PostgreSQL database."""
+    with running_server(server_settings(at_head(db_url, sqlite_at_head))) as base:
         yield base
 
 
 @pytest.fixture
-async def sqlite_server(sqlite_url: str) -> AsyncIterator[str]:
-    with running_server(server_settings(sqlite_url)) as base:
+async def sqlite_server(sqlite_url: str, sqlite_at_head: Path) -> AsyncIterator[str]:
+    with running_server(server_settings(at_head(sqlite_url, sqlite_at_head))) as base:
         yield base
 
 

@@ -45,6 +45,7 @@ async def test_scripts_and_stylesheets_come_without_their_comments_line_for_line
     assert (await get(server, "/static/js/app.js")).text == app_source
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("node"), reason="node checks the scripts' syntax")
 def test_every_script_sent_without_comments_still_parses() -> None:
     for path in pages.client_versions():

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
 from app.engine import GameState, action_from_dict, replay
 from app.store import Store
@@ -42,6 +43,7 @@ async def drive(
                 await asyncio.sleep(0.005)
 
 
+@pytest.mark.slow
 async def test_sigkill_mid_round_then_restart_and_finish(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'restart.db'}"
     port = free_port()

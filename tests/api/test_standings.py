@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from .test_history import get, quick_move
 from .wsclient import Client, create_room, join_room
 
@@ -78,6 +80,7 @@ def expected_records(
     return records
 
 
+@pytest.mark.slow
 async def test_records_and_boards_agree_with_every_finished_game(server: str) -> None:
     # Table A: Sara hosts, Omid joins, a bot sits; two games (the second, a rematch, Omid plays for practice).
     table_a = await create_room(server, "Sara", seats=3, bots=["normal"])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from app.engine import Action, GameState, action_from_dict, replay
 from app.store import Store
 from tests.reads import list_actions, list_round_scores
@@ -50,6 +52,7 @@ async def play_one(clients: list[Client], store: Store, game_id: int) -> tuple[G
     return after, move
 
 
+@pytest.mark.slow
 async def test_whole_game_three_players_and_a_spectator(server: str, store: Store) -> None:
     code, tokens, clients, game_id = await start_three(server)
     spectator = await Client.connect(server, code)

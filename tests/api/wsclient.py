@@ -51,7 +51,7 @@ def running_server(settings: Settings) -> Iterator[str]:
     server = build_server(settings)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a guard against a hang (a loaded machine starts slowly)
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("the server did not start")

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
 DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
 _screenshots: list[Path] = []  # where screenshot() writes: set once per session by the fixture below
 CHROMIUM_ARGS = [
@@ -47,7 +48,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait_healthy(base: str, proc: subprocess.Popen[bytes] | None, log: Path, timeout: float = 60.0) -> None:
+def _wait_healthy(base: str, proc: subprocess.Popen[bytes] | None, log: Path, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
@@ -63,6 +64,20 @@ def _wait_healthy(base: str, proc: subprocess.Popen[bytes] | None, log: Path, ti
 
 def _truthy(name: str) -> bool:
     return os.environ.get(name, "") in ("1", "true", "yes")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each browser test module runs on one xdist worker (``--dist loadgroup``): its Chromium and its module's
+    own fixtures (a server of its own, games seeded or finished beforehand) are made once, not once on each
+    worker that got a share of its tests. (Collected before xdist's own hook reads the groups.)"""
+    for item in items:
+        if item.path.parent != HERE:
+            continue
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(f"e2e/{item.path.stem}"))
+        # Whatever drives Chromium is an ``e2e`` test, marked or not (the quick subset leaves them out).
+        if "browser" in getattr(item, "fixturenames", ()) and item.get_closest_marker("e2e") is None:
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session", autouse=True)

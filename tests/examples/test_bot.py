@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import jsonschema_rs
+import pytest
 
 from app.protocol.schema import definition_schema, protocol_schema
 from tests.api.wsclient import Client, create_room, free_port
@@ -38,6 +39,7 @@ async def wait_for_seats(base: str, code: str, taken: int) -> None:
     raise TimeoutError(f"fewer than {taken} seats were taken at {code}")
 
 
+@pytest.mark.slow
 async def test_the_example_bot_plays_a_whole_game_and_resumes_after_a_drop(tmp_path: Path) -> None:
     example = load_example()
     server_messages = jsonschema_rs.validator_for(definition_schema(protocol_schema(), "ServerMessage"))

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from alembic.script import ScriptDirectory
 
 from app.store.db import alembic_config
@@ -16,6 +17,7 @@ from tests.api.wsclient import free_port
 from tests.server_process import ROOT, server_env, start_server_process, stop
 
 
+@pytest.mark.slow
 def test_the_server_migrates_a_fresh_database_then_serves(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}"
     proc = start_server_process(url, free_port(), tmp_path / "server.log")
@@ -27,6 +29,7 @@ def test_the_server_migrates_a_fresh_database_then_serves(tmp_path: Path) -> Non
         stop(proc)
 
 
+@pytest.mark.slow
 def test_the_server_does_not_serve_when_the_migrations_fail(tmp_path: Path) -> None:
     # A SQLite file under a regular file: nothing to wait for at start (app.waiting), and the migrations
     # cannot make the database. (An unreachable PostgreSQL is now waited for first: tests/ops/test_waiting.)

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from app.store import Store
 from tests.api.wsclient import Client, create_room, free_port, join_room
 from tests.reads import list_actions
@@ -16,6 +18,7 @@ from tests.reads import list_actions
 from .conftest import json_lines, play, server_env, start, stop, wait_ready
 
 
+@pytest.mark.slow
 async def test_sigterm_drains_tells_clients_and_loses_nothing(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'shutdown.db'}"
     port = free_port()

@@ -119,6 +119,7 @@ async def run_app(args: list[str], env: dict[str, str], timeout: float = 60) -> 
     return proc.returncode, lines
 
 
+@pytest.mark.slow
 async def test_an_unreachable_database_gives_retries_then_a_clear_exit() -> None:
     port = free_port()
     url = f"postgresql+asyncpg://u:s3cret@127.0.0.1:{port}/nowhere"
@@ -133,6 +134,7 @@ async def test_an_unreachable_database_gives_retries_then_a_clear_exit() -> None
     )
 
 
+@pytest.mark.slow
 async def test_an_unreachable_redis_stops_the_server_before_it_serves() -> None:
     port = free_port()
     env = {

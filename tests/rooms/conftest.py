@@ -4,12 +4,14 @@ on the same database standing for another process (``elsewhere``)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from app.config import Settings
 from app.rooms import RoomManager
-from app.store import Store, run_migrations
+from app.store import Store
+from tests.conftest import at_head
 
 from .fakes import ManualClock, SharedButSilent
 
@@ -20,8 +22,8 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-async def manager(sqlite_url: str, clock: ManualClock) -> AsyncIterator[RoomManager]:
-    await run_migrations(sqlite_url)
+async def manager(sqlite_url: str, clock: ManualClock, sqlite_at_head: Path) -> AsyncIterator[RoomManager]:
+    at_head(sqlite_url, sqlite_at_head)  # a copy of the migrated database
     store = Store(sqlite_url)
     settings = Settings(_env_file=None, database_url=sqlite_url, bot_delay_ms=700)  # type: ignore[call-arg]
     manager = RoomManager(store=store, settings=settings, clock=clock)

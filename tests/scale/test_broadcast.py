@@ -18,7 +18,9 @@ from app.rooms.lease import RedisLeases
 
 from .cluster import RedisServer
 
-pytestmark = [pytest.mark.scale, pytest.mark.xdist_group("scale")]
+# A redis-server of its own and no app process: light enough to run beside anything (not in the "scale"
+# group, whose clusters run one at a time on one worker).
+pytestmark = [pytest.mark.scale]
 
 BURST = 1000  # several times the pool, and more than redis-py's default pool of 100
 

@@ -14,7 +14,9 @@ from app.rooms.lease import RedisLeases
 
 from .cluster import RedisServer
 
-pytestmark = [pytest.mark.scale, pytest.mark.xdist_group("scale")]
+# A redis-server of its own and no app process: light enough to run beside anything (not in the "scale"
+# group, whose clusters run one at a time on one worker).
+pytestmark = [pytest.mark.scale]
 
 
 async def test_one_holder_renewed_then_taken_over_when_it_stops(tmp_path: Path) -> None:
@@ -24,21 +26,26 @@ async def test_one_holder_renewed_then_taken_over_when_it_stops(tmp_path: Path) 
     # Lives long enough that a busy machine's event loop still renews in time (renewals are real time).
     a, b = RedisLeases(client, "a", 1500), RedisLeases(client, "b", 1500)
     try:
-        assert await a.acquire("ROOM")
-        assert not await b.acquire("ROOM")
-        await asyncio.sleep(3.5)  # more than two lives: still A's, because A renews it
-        assert not await b.acquire("ROOM") and a.holds("ROOM")
-        await a.close()  # released: B takes it at once
-        assert await b.acquire("ROOM")
-        assert b._task is not None
-        b._task.cancel()  # B "dies": no more renewals
-        await asyncio.sleep(2.0)
-        assert await a.acquire("ROOM"), "the lease of a process that stopped renewing expires"
+        # A hang fails with where it waited (once, in a loaded run, this test waited 10 minutes and more).
+        async with asyncio.timeout(60):
+            assert await a.acquire("ROOM")
+            assert not await b.acquire("ROOM")
+            await asyncio.sleep(3.5)  # more than two lives: still A's, because A renews it
+            assert not await b.acquire("ROOM") and a.holds("ROOM")
+            await a.close()  # released: B takes it at once
+            assert await b.acquire("ROOM")
+            assert b._task is not None
+            b._task.cancel()  # B "dies": no more renewals
+            await asyncio.sleep(2.0)
+            assert await a.acquire("ROOM"), "the lease of a process that stopped renewing expires"
     finally:
-        await a.close()
-        await b.close()
-        await client.aclose()
-        server.kill()
+        try:
+            async with asyncio.timeout(30):
+                await a.close()
+                await b.close()
+                await client.aclose()
+        finally:
+            server.kill()
 
 
 async def test_close_returns_even_when_it_lands_in_the_middle_of_a_renewal(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,6 +18,7 @@ from app.__main__ import build_server
 from app.config import Settings
 from app.store import Store
 from tests.api.wsclient import Client, create_room, free_port, join_room, server_settings
+from tests.conftest import at_head
 from tests.reads import load_game_state
 from tests.server_process import start_server_process, stop_process
 
@@ -86,7 +88,7 @@ def live_server(db_url: str, **overrides: Any) -> Iterator[tuple[str, Settings, 
         logging.getLogger(name).addHandler(capture)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a guard against a hang (a loaded machine starts slowly)
     try:
         while not server.started:
             if not thread.is_alive() or time.monotonic() > deadline:
@@ -113,23 +115,23 @@ async def serving(db_url: str, **overrides: Any) -> AsyncIterator[LiveServer]:
 
 
 @pytest.fixture
-async def live(sqlite_url: str) -> AsyncIterator[LiveServer]:
+async def live(sqlite_url: str, sqlite_at_head: Path) -> AsyncIterator[LiveServer]:
     """A real server with a generous rate limit (so tests are limited by the rules, not the flood guard)."""
-    async with serving(sqlite_url) as srv:
+    async with serving(at_head(sqlite_url, sqlite_at_head)) as srv:
         yield srv
 
 
 @pytest.fixture
-async def live_any_db(db_url: str) -> AsyncIterator[LiveServer]:
+async def live_any_db(db_url: str, sqlite_at_head: Path) -> AsyncIterator[LiveServer]:
     """``live`` on SQLite, then on PostgreSQL (the ``postgres`` marker; mandatory with REQUIRE_SERVICES=1)."""
-    async with serving(db_url) as srv:
+    async with serving(at_head(db_url, sqlite_at_head)) as srv:
         yield srv
 
 
 @pytest.fixture
-async def strict_live(sqlite_url: str) -> AsyncIterator[LiveServer]:
+async def strict_live(sqlite_url: str, sqlite_at_head: Path) -> AsyncIterator[LiveServer]:
     """A real server with the documented default rate limit (20 messages/s, bursts of 40)."""
-    async with serving(sqlite_url, max_messages_per_second=20) as srv:
+    async with serving(at_head(sqlite_url, sqlite_at_head), max_messages_per_second=20) as srv:
         yield srv
 
 

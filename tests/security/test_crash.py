@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import websockets
 
 from app.engine import GameState, action_from_dict
@@ -125,6 +126,7 @@ async def connect(base: str, player: Player) -> None:
     assert welcome["seat"] == player.seat
 
 
+@pytest.mark.slow
 async def test_sigkill_under_load_then_restart_loses_nothing(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'crash.db'}"
     port = free_port()

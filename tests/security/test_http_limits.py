@@ -68,6 +68,7 @@ def read_response(sock: socket.socket, timeout: float = 5) -> tuple[int, dict[st
 # ----- 1. request bodies ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_declared_oversize_body_is_refused_before_it_is_sent(tmp_path: Path) -> None:
     with server(tmp_path, MAX_BODY_BYTES="16384") as (base, _):
         with raw_connection(base) as sock:
@@ -82,6 +83,7 @@ def test_a_declared_oversize_body_is_refused_before_it_is_sent(tmp_path: Path) -
         assert httpx.post(f"{base}/api/rooms", json={"name": "Ann", "seats": 2}).status_code == 201
 
 
+@pytest.mark.slow
 def test_a_chunked_body_is_cut_off_at_the_limit(tmp_path: Path) -> None:
     with server(tmp_path, MAX_BODY_BYTES="16384") as (base, _):
         with raw_connection(base) as sock:
@@ -145,6 +147,7 @@ async def welcomed(base: str, code: str, source: str, forwarded_for: str | None 
         return str(first["type"] if first["type"] == "welcome" else first["code"])
 
 
+@pytest.mark.slow
 async def test_behind_a_trusted_proxy_each_client_is_counted_apart(tmp_path: Path) -> None:
     """127.0.0.2 is the trusted proxy; the clients it forwards for are limited one by one."""
     limits = {"MAX_ROOMS_PER_ADDRESS": "2", "MAX_SOCKETS_PER_ADDRESS": "1"}
@@ -162,6 +165,7 @@ async def test_behind_a_trusted_proxy_each_client_is_counted_apart(tmp_path: Pat
             assert await welcomed(base, code, proxy, "203.0.113.9") == "welcome"
 
 
+@pytest.mark.slow
 def test_a_forged_forwarded_header_is_ignored(tmp_path: Path) -> None:
     """Only 127.0.0.2 is trusted: a client on 127.0.0.1 that invents addresses is still one client."""
     with server(tmp_path, TRUSTED_PROXIES="127.0.0.2", MAX_ROOMS_PER_ADDRESS="2") as (base, _):
@@ -169,6 +173,7 @@ def test_a_forged_forwarded_header_is_ignored(tmp_path: Path) -> None:
         assert forged == [201, 201, 429, 429]
 
 
+@pytest.mark.slow
 def test_no_forwarded_header_is_believed_by_default(tmp_path: Path) -> None:
     """Not even loopback's (uvicorn believes 127.0.0.1 unless told otherwise)."""
     with server(tmp_path, MAX_ROOMS_PER_ADDRESS="2") as (base, _):
@@ -186,6 +191,7 @@ HALF_SENT = (
 )
 
 
+@pytest.mark.slow
 async def test_idle_and_half_sent_connections_are_closed(tmp_path: Path) -> None:
     """With 160 open files, 200 idle or half-sent connections would starve the server for good; with
     a 1 s deadline they are closed, and /healthz and a new WebSocket work again."""
@@ -231,6 +237,7 @@ def open_file_limit(pid: int) -> tuple[int, int]:
     raise AssertionError("no open-file limit in /proc")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/limits").exists(), reason="reads the limit from Linux's /proc")
 def test_the_server_raises_its_open_file_limit_to_the_hard_one(tmp_path: Path) -> None:
     with server(tmp_path, open_files=(256, 4096)) as (_, proc):

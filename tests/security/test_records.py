@@ -19,6 +19,7 @@ from .conftest import LiveServer
 CACHED_READS = 8
 
 
+@pytest.mark.slow
 async def test_a_finished_replay_is_built_once_and_asking_for_records_is_rate_limited(
     live: LiveServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,6 +10,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.api.wsclient import Client, create_room
 from tests.server_process import start_server_process, stop
 
@@ -57,6 +59,7 @@ async def host_plays(host: Client, moves: int) -> list[dict[str, Any]]:
     return answers
 
 
+@pytest.mark.slow
 async def test_spectators_spamming_requests_neither_stale_the_hosts_moves_nor_flood_the_database(
     tmp_path: Path,
 ) -> None:

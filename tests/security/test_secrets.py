@@ -127,6 +127,7 @@ async def play_to_the_end(table: Table, watchers: list[Client], max_moves: int =
     raise AssertionError("the game did not end")
 
 
+@pytest.mark.slow
 async def test_no_frame_reveals_hands_stock_or_seed(live: LiveServer) -> None:
     table = await open_table(live, people=4)
     assert table.game_id is not None

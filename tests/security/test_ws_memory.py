@@ -40,6 +40,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, int]]:
         stop_process(proc)
 
 
+@pytest.mark.slow
 async def test_floods_of_compressed_messages_hold_little_memory(server: tuple[str, int]) -> None:
     base, pid = server
     created = await create_room(base, "Ann")
@@ -62,6 +63,7 @@ async def test_floods_of_compressed_messages_hold_little_memory(server: tuple[st
     await player.close()
 
 
+@pytest.mark.slow
 async def test_a_message_over_the_limit_closes_the_socket_before_it_is_inflated(
     server: tuple[str, int],
 ) -> None:
