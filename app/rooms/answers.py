@@ -31,9 +31,8 @@ from .lobby import LobbyMessage
 from .outcomes import Answer, Asker, Reply
 
 Answered = (
-    (Ping | ChatIn | ReactIn | HintIn | RequestSeat | WithdrawRequest | Continue | Ready | Practice)
-    | (AvatarIn | Leave | LobbyMessage)
-)  # every client message but hello, a move and resync
+    Ping | ChatIn | ReactIn | HintIn | RequestSeat | WithdrawRequest | Continue | Ready | Practice
+) | (AvatarIn | Leave | LobbyMessage)  # every client message but hello, a move and resync
 
 
 @dataclass(frozen=True, slots=True)

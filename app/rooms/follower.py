@@ -20,7 +20,7 @@ from typing import Protocol
 
 from app.config import Settings
 from app.engine import GameError, action_from_dict
-from app.protocol import RoomInfo, encode
+from app.protocol import ChatOut, ReactionOut, RoomInfo, encode
 from app.store import AckRecord, LoggedMove, Store, VersionConflict
 from app.table import Refusal, Table
 from app.table import commands as table_commands
@@ -38,9 +38,12 @@ RECHECK_SECONDS = 0.2  # a move from "the future" reads the store at most this o
 
 
 class Heard(Protocol):
-    """The table's kept chat, told of a line or reaction another process said (``kept_chat.TableChat``)."""
+    """The table's kept chat, told of a line or reaction said, or that some may have been missed
+    (``kept_chat.TableChat``)."""
 
-    def heard_one(self) -> None: ...
+    def heard(self, said: ChatOut | ReactionOut | None, table: Table, *, now: datetime) -> None: ...
+
+    def forget(self) -> None: ...
 
 
 class Followed(Protocol):
@@ -164,6 +167,8 @@ class Follower:
         """The manager read the store's version of this table: after a peer fell silent (``at_once``: its
         unpublished notices are lost) a cache behind it catches up now; at the regular sweep only a cache
         still behind what the last sweep read (a notice in flight is not a lost one)."""
+        if at_once:
+            self.room.chat.forget()  # a line it kept but had not told of is read at the next welcome
         cached = self.room.table.version
         behind_before = self._behind_at_sweep
         self._behind_at_sweep = version if version > cached else None
@@ -249,12 +254,12 @@ class Follower:
                 self.heard_here(said)
                 render.send_presence(room.table, joined, room.room_info())
         elif notice.kind == "chat":
-            room.chat.heard_one()  # a welcome reading the kept chat meanwhile reads it again
             line = peers.chat_line(notice.payload, room.table, max_length=room.settings.chat_max_length)
+            room.chat.heard(line, room.table, now=room.clock.now())  # a welcome reading meanwhile reads again
             self._send_all(joined, None if line is None else encode(line))
         elif notice.kind == "reaction":
-            room.chat.heard_one()
             reaction = peers.reaction(notice.payload, room.table)
+            room.chat.heard(reaction, room.table, now=room.clock.now())
             self._send_all(joined, None if reaction is None else encode(reaction))
         else:
             log.warning("room %s: ignored a notice of unknown kind %.20r", room.code, notice.kind)

@@ -72,9 +72,10 @@ class RoomManager:
 
     def _resync(self, code: str | None) -> None:
         """Notices may have been missed (a room's channel was just joined, Redis came back): every such
-        room reads the store's version, and catches up if it is not there."""
+        room reads the store's version, and catches up if it is not there, and reads its chat again."""
         rooms = list(self.rooms.values()) if code is None else [r for r in [self.rooms.get(code)] if r]
         for room in rooms:
+            room.chat.forget()
             room.follower.follow_soon()
 
     async def _beat(self) -> None:

@@ -2,9 +2,9 @@
 (``advance``: a commit here, moves another process committed, a reload, the unstored pause and ready
 updates; nothing else assigns ``table``), the ONE commit path (``commit``), the sockets, and the thin loop
 that runs each client message's answer. Its other jobs are parts beside it on narrow protocols (none
-imports the room): the ``follower`` (other processes), the answers (``answers``, ``hello``, ``playing``)
-and the server's moves (``server_moves``, run by the ``Driver``). See docs/architecture.md.
-"""
+imports the room): the ``follower`` (other processes), the answers (``answers``, ``hello``, ``playing``),
+the server's moves (``server_moves``, run by the ``Driver``) and the kept chat (``kept_chat``). See
+docs/architecture.md."""
 
 from __future__ import annotations
 
@@ -106,13 +106,9 @@ class Room:
     # ----- the one transition -----------------------------------------------------------------------------
 
     def advance(
-        self,
-        table: Table,
-        *,
-        at: datetime,
-        acks: dict[str, AckRecord] | None = None,
+        self, table: Table, *, at: datetime, acks: dict[str, AckRecord] | None = None,
         ack: tuple[str, AckRecord] | None = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         """THE transition of this room's cache: every new table (a commit here, a move another process
         committed, a reload, a pause or ready update) comes through here, and nothing else assigns
         ``table``. ``acks`` replaces the acks (a reload); ``ack`` adds the one a move made; a new game
@@ -190,7 +186,8 @@ class Room:
         return None  # pragma: no cover - the loop returns or raises
 
     async def reload(self) -> None:
-        """Re-read the whole table from the store (the store is the truth). Under the lock."""
+        """Re-read the whole table from the store (the store is the truth), and forget the chat read. Under
+        the lock."""
         loaded = await self.store.load_table(self.code)
         if loaded is None:
             return
@@ -201,6 +198,7 @@ class Room:
         # when (a hand-over is not a move), and now is never earlier than it was.
         self.advance(pause.carry(self.table, loaded.table), at=self.clock.now(), acks=dict(loaded.acks))
         self.round_moves.reset(self.table, loaded.round_moves)
+        self.chat.forget()
 
     async def catch_up(self) -> None:
         await self.follower.catch_up()

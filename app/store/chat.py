@@ -39,6 +39,16 @@ class ChatBound:
     lines: int
     bytes: int
 
+    def within(self, newest_first: Iterable[ChatRecord]) -> int:
+        """How many of the newest lines are kept."""
+        count = held = 0
+        for record in newest_first:
+            held += record.size
+            if count >= self.lines or held > self.bytes:
+                break
+            count += 1
+        return count
+
 
 _INSERT = insert(CHAT).values(
     room_code=bindparam("c_code"),
@@ -57,17 +67,12 @@ _NEWEST = (
 _PRUNE = delete(CHAT).where(CHAT.c.room_code == bindparam("c_code"), CHAT.c.id <= bindparam("c_upto"))
 
 
-def _kept(rows: Iterable[tuple[int, ChatRecord]], bound: ChatBound) -> tuple[list[ChatRecord], int | None]:
+def _kept(rows: list[tuple[int, ChatRecord]], bound: ChatBound) -> tuple[list[ChatRecord], int | None]:
     """Of the newest rows first, those within the bound (oldest first), and the id of the newest one past it
     (None: every row is kept)."""
-    kept: list[ChatRecord] = []
-    held = 0
-    for row_id, record in rows:
-        held += record.size
-        if len(kept) >= bound.lines or held > bound.bytes:
-            return kept[::-1], row_id
-        kept.append(record)
-    return kept[::-1], None
+    count = bound.within(record for _, record in rows)
+    past = rows[count][0] if count < len(rows) else None
+    return [record for _, record in rows[:count]][::-1], past
 
 
 async def _newest(conn: AsyncConnection, code: str, bound: ChatBound) -> list[tuple[int, ChatRecord]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from app.protocol import parse_client_message
 from app.rooms import Connection, InProcessBroadcaster, Room
+from app.rooms.broadcast import Notice
 
 
 class ManualClock:
@@ -77,3 +78,25 @@ class SharedButSilent(InProcessBroadcaster):
     """Says other processes exist (as with Redis), but none of their notices ever arrive."""
 
     shared = True
+
+
+class Linked(InProcessBroadcaster):
+    """Processes in one test, each hearing the others' notices as Redis would carry them (``link``)."""
+
+    shared = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.others: list[Linked] = []
+
+    @staticmethod
+    def link(count: int) -> list[Linked]:
+        linked = [Linked() for _ in range(count)]
+        for one in linked:
+            one.others = [other for other in linked if other is not one]
+        return linked
+
+    async def publish(self, notice: Notice) -> None:
+        self.deliver(notice)
+        for other in self.others:
+            other.deliver(notice)

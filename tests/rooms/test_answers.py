@@ -47,7 +47,13 @@ def no_one_away(table: Table) -> Mapping[int, datetime]:
 def answer(table: Table, message: dict[str, Any], asker: Asker, *, terms: Terms = TERMS) -> Answer:
     parsed = parse_client_message(json.dumps(message))
     return answers.answer(
-        table, parsed, asker, now=T0, terms=terms, away=no_one_away, hints=talk.Hints()  # type: ignore[arg-type]
+        table,
+        parsed,
+        asker,
+        now=T0,
+        terms=terms,
+        away=no_one_away,
+        hints=talk.Hints(),  # type: ignore[arg-type]
     )
 
 

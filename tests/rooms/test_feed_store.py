@@ -15,10 +15,10 @@ from app.engine.game import TURNS_PER_SEAT_LIMIT
 from app.protocol import EventView, Welcome, encode, parse_client_message
 from app.rooms import Broadcaster, Connection, Room, RoomManager
 from app.rooms.feed import FEED_KINDS
-from app.store import Store, run_migrations
+from app.store import ChatBound, ChatRecord, Store, run_migrations
 from app.table import AVATARS
 
-from .fakes import FakeSocket, ManualClock, SharedButSilent
+from .fakes import FakeSocket, Linked, ManualClock, SharedButSilent
 
 SEATS = 8
 ROUND = 2 * TURNS_PER_SEAT_LIMIT * SEATS  # 800 moves: the turn limit ends the round with the last one
@@ -203,13 +203,39 @@ async def test_another_process_welcomes_with_the_rounds_moves_and_the_chat(table
         assert chat_of(welcome) == SAID
 
 
-async def test_a_line_said_on_another_process_is_in_the_welcome_here(table: Table) -> None:
-    here = await table.process()
+async def test_a_line_said_on_another_process_is_in_the_welcome_here(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    near, far = Linked.link(2)
+    here = await table.process(near)
+    await table.seat_everyone(here)
+    there = await table.process(far)
+    room = await there.get(table.code)
+    assert room is not None
+    player = FakeSocket(room)
+    await player.say({"type": "hello", "token": table.tokens[2]})
+    reads = 0
+    read = table.managers[0][1].recent_chat
+
+    async def counted(code: str, bound: ChatBound) -> list[ChatRecord]:
+        nonlocal reads
+        reads += 1
+        return await read(code, bound)
+
+    monkeypatch.setattr(table.managers[0][1], "recent_chat", counted)
+    assert (await player.say({"type": "chat", "text": "from there"}))[0]["text"] == "from there"
+    assert chat_of(await table.welcome(here)) == [(2, "P2", "from there", False)]
+    assert reads == 0  # here read its chat once, at the first welcome; the notice moved the copy
+
+
+async def test_a_line_whose_notice_was_lost_is_read_once_the_room_resyncs(table: Table) -> None:
+    here = await table.process(SharedButSilent())
     await table.seat_everyone(here)
     there = await table.process(SharedButSilent())
     room = await there.get(table.code)
     assert room is not None
     player = FakeSocket(room)
     await player.say({"type": "hello", "token": table.tokens[2]})
-    assert (await player.say({"type": "chat", "text": "from there"}))[0]["text"] == "from there"
+    await player.say({"type": "chat", "text": "from there"})  # its notice never reaches here
+    here._resync(None)  # as when Redis comes back, or the room's channel was just joined
     assert chat_of(await table.welcome(here)) == [(2, "P2", "from there", False)]

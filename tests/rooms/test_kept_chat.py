@@ -1,5 +1,6 @@
-"""A table's chat kept in the store (``kept_chat.TableChat``): a line is published only once kept, and a
-welcome's read misses no line said meanwhile, here or through another process."""
+"""A table's chat kept in the store (``kept_chat.TableChat``): a line is published only once kept, a
+welcome's read misses no line said meanwhile, here or through another process, and the copy read once is
+moved as the store is, and read again once notices may have been missed."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from app.protocol import ChatOut, ReactionOut
 from app.rooms.kept_chat import TableChat
 from app.store import ChatBound, ChatRecord
-from app.table import Refusal
+from app.table import Refusal, Table
+from app.table import commands as c
 
 AT = datetime(2026, 12, 4, 8, 0, tzinfo=UTC)
 
@@ -42,8 +45,26 @@ class SlowStore:
         return kept
 
 
+TABLE: Table = c.new_table(code="CHAT2345", host="Sara", token_hash="s", bots=["easy"], seat_count=2,
+                           options={}, now=AT)  # fmt: skip
+
+
 def said(text: str) -> ChatRecord:
     return ChatRecord(0, "Sara", text, AT)
+
+
+def notice(text: str) -> ChatOut:
+    """A line another process said, as its notice tells it."""
+    return ChatOut(seat=0, name="Sara", text=text, at="2026-12-04T08:00:00.000Z")
+
+
+async def heard(chat: TableChat, text: str) -> None:
+    """Publishing a line: its notice is delivered on this process at once."""
+    chat.heard(notice(text), TABLE, now=AT)
+
+
+def texts(lines: list[object]) -> list[str]:
+    return [line.text for line in lines]  # type: ignore[attr-defined]
 
 
 async def test_a_line_heard_from_another_process_during_the_read_is_read_again() -> None:
@@ -54,7 +75,7 @@ async def test_a_line_heard_from_another_process_during_the_read_is_read_again()
     reading = asyncio.create_task(chat.recent())
     await asyncio.sleep(0)
     store.kept.append(said("meanwhile"))  # another process kept it after the read began; its notice comes
-    chat.heard_one()
+    chat.heard(notice("meanwhile"), TABLE, now=AT)
     hold.set()
     lines = await asyncio.wait_for(reading, 5)
     assert [line.text for line in lines] == ["before", "meanwhile"]
@@ -95,3 +116,51 @@ async def test_a_line_the_store_could_not_keep_is_heard_by_nobody() -> None:
     assert refused.value.code == "not_ready" and published == []
     store.broken = False
     assert await asyncio.wait_for(chat.recent(), 5) == []  # and a welcome does not wait for it
+
+
+async def test_a_storm_of_welcomes_reads_the_store_once_and_the_copy_moves_with_the_lines() -> None:
+    store = SlowStore()
+    chat = TableChat(store, "CHAT2345")
+    store.kept.append(said("before"))
+    hold = store.hold_read = asyncio.Event()
+    welcomes = [asyncio.create_task(chat.recent()) for _ in range(20)]
+    await asyncio.sleep(0)
+    hold.set()
+    assert [texts(lines) for lines in await asyncio.gather(*welcomes)] == [["before"]] * 20
+    assert store.reads == 1
+    await chat.say(said("here"), lambda: heard(chat, "here"))  # said here: kept, then its notice heard
+    store.kept.append(said("there"))  # another process kept it, and its notice arrives
+    chat.heard(notice("there"), TABLE, now=AT)
+    chat.heard(ReactionOut(seat=0, emoji="👍"), TABLE, now=AT)  # a reaction: shown as the seat's line
+    store.kept.append(ChatRecord(0, "Sara", "👍", AT, reaction=True))
+    lines = await chat.recent()
+    assert texts(lines) == ["before", "here", "there", "👍"] and store.reads == 1
+    assert [line.reaction for line in lines] == [None, None, None, True]
+    assert lines == await TableChat(store, "CHAT2345").recent()  # what a fresh read shows
+
+
+async def test_the_copy_keeps_what_the_store_keeps_within_its_bound() -> None:
+    store = SlowStore()
+    bound = ChatBound(lines=3, bytes=30)
+    chat = TableChat(store, "CHAT2345", bound)
+    assert await chat.recent() == []
+    for text in ("one", "two", "three", "four"):
+        await chat.say(said(text), lambda text=text: heard(chat, text))
+    assert texts(await chat.recent()) == ["two", "three", "four"]  # three lines at most
+    # "Sara" and 20 x's weigh 24 bytes: with "four" (8 bytes) they pass 30
+    await chat.say(said("x" * 20), lambda: heard(chat, "x" * 20))
+    assert texts(await chat.recent()) == ["x" * 20]
+    assert store.reads == 1
+
+
+async def test_after_missed_notices_or_an_unreadable_one_the_store_is_read_again() -> None:
+    store = SlowStore()
+    chat = TableChat(store, "CHAT2345")
+    assert await chat.recent() == []
+    store.kept.append(said("missed"))  # its notice was lost (Redis restarted)
+    assert await chat.recent() == [] and store.reads == 1
+    chat.forget()  # the room resyncs
+    assert texts(await chat.recent()) == ["missed"] and store.reads == 2
+    store.kept.append(said("garbled"))
+    chat.heard(None, TABLE, now=AT)  # a notice this process could not read
+    assert texts(await chat.recent()) == ["missed", "garbled"] and store.reads == 3

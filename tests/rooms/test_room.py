@@ -16,6 +16,7 @@ from app.protocol import ChatOut, MessageRefused, Pong, parse_client_message
 from app.rooms import (
     CODE_ALPHABET,
     Connection,
+    Room,
     RoomManager,
     new_room_code,
     normalize_code,
@@ -25,6 +26,7 @@ from app.rooms.connection import CLOSE_TRY_AGAIN
 from app.rooms.driver import MAX_FAILURES as BOT_MAX_FAILURES
 from app.rooms.driver import RETRY_SECONDS as BOT_RETRY_SECONDS
 from app.rooms.feed import RoundMoves
+from app.rooms.kept_chat import CHAT_BOUND
 from app.rooms.room import PRESENCE_SECONDS
 from app.store import ChatBound, ChatRecord
 from app.table import TRANSITIONS, Change, RoomStatus, WrongStatus
@@ -406,8 +408,46 @@ async def test_a_welcome_reads_the_chat_again_when_another_process_spoke_during_
         return kept
 
     monkeypatch.setattr(room.store, "recent_chat", racing_read)
+    room.chat.forget()  # as after a resync: the welcome reads the store
     welcome = (await FakeSocket(room).say({"type": "hello"}))[0]
     assert [line["text"] for line in welcome["chat"]] == ["meanwhile"] and reads == 2
+
+
+async def welcome_chat(room: Room) -> list[dict[str, object]]:
+    return (await FakeSocket(room).say({"type": "hello"}))[0]["chat"]  # type: ignore[no-any-return]
+
+
+async def test_welcomes_read_the_kept_chat_once_and_again_after_notices_may_have_been_missed(
+    manager: RoomManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    room, host, token = await seated(manager)
+    await host.say({"type": "chat", "text": "first"})
+    read, reads = room.store.recent_chat, 0
+
+    async def counted(code: str, bound: ChatBound) -> list[ChatRecord]:
+        nonlocal reads
+        reads += 1
+        return await read(code, bound)
+
+    monkeypatch.setattr(room.store, "recent_chat", counted)
+    for _ in range(3):
+        assert [line["text"] for line in await welcome_chat(room)] == ["first"]
+    await host.say({"type": "chat", "text": "second"})
+    welcome = (await FakeSocket(room).say({"type": "hello", "token": token}))[0]
+    assert [line["text"] for line in welcome["chat"]] == ["first", "second"]
+    assert reads == 0  # the host's own welcome read the store; every later one the copy
+    # Another process kept a line whose notice never came (Redis restarted): once the room resyncs, read.
+    await room.store.add_chat(room.code, ChatRecord(0, "Host", "missed", datetime.now(UTC)), CHAT_BOUND)
+    assert [line["text"] for line in await welcome_chat(room)][-1] == "second"
+    manager._resync(None)
+    welcome = (await FakeSocket(room).say({"type": "hello"}))[0]
+    assert [line["text"] for line in welcome["chat"]] == ["first", "second", "missed"] and reads == 1
+    # A peer fell silent (died) after keeping a line it never told of: read again too.
+    await room.store.add_chat(room.code, ChatRecord(0, "Host", "untold", datetime.now(UTC)), CHAT_BOUND)
+    room.follower.heard_store_version(room.table.version, at_once=False)  # the regular sweep: nothing
+    assert [line["text"] for line in await welcome_chat(room)][-1] == "missed"
+    room.follower.heard_store_version(room.table.version, at_once=True)
+    assert [line["text"] for line in await welcome_chat(room)][-1] == "untold" and reads == 2
 
 
 async def test_reactions_reach_the_table_and_count_with_the_chat(manager: RoomManager) -> None:

@@ -35,4 +35,3 @@ def main(argv: list[str]) -> int:
     for name in stale:
         print(f"docs/{name}: {verb}")
     return 1 if stale and "--check" in argv else 0
-
