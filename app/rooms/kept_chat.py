@@ -69,6 +69,11 @@ class TableChat:
             else:
                 self._keep(record(said, table, now=now))
 
+    def made_here(self) -> None:
+        """The table was just made by this process: nothing was said at it yet, so there is nothing to read."""
+        if self.heard_count == 0 and self._copy is None:
+            self._copy = []
+
     def forget(self) -> None:
         """Notices may have been missed: the next welcome reads the store."""
         self._copy = None

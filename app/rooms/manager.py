@@ -210,6 +210,7 @@ class RoomManager:
                 continue
             room = await self.get(code)
             assert room is not None
+            room.chat.made_here()
             return room, token
         raise RuntimeError("could not find a free room code")  # 10 collisions in 2**39: never
 
