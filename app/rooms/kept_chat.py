@@ -70,7 +70,7 @@ class TableChat:
                 self._keep(record(said, table, now=now))
 
     def made_here(self) -> None:
-        """The table was just made by this process: nothing was said at it yet, so there is nothing to read."""
+        """The table was just made by this process: nothing was said at it yet, nothing to read."""
         if self.heard_count == 0 and self._copy is None:
             self._copy = []
 
