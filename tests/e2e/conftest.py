@@ -130,10 +130,24 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # Every table of the worker's browser tests comes from 127.0.0.1: the hourly budget of tables per address
     # (60) is not what they test (tests/security does), and a worker that runs most of the browser modules
     # (--dist loadgroup) made more than 60 and got 429s.
+    # Nor is the per-socket message rate (20 a second): the games played from Python before a test looks
+    # (``seeding``) move as fast as the server answers.
     with serving(
-        tmp_path_factory.mktemp("e2e-server"), MAX_NAME_LENGTH="32", MAX_ROOMS_PER_ADDRESS="100000"
+        tmp_path_factory.mktemp("e2e-server"),
+        MAX_NAME_LENGTH="32",
+        MAX_ROOMS_PER_ADDRESS="100000",
+        MAX_MESSAGES_PER_SECOND="1000",
     ) as base:
         yield base
+
+
+@pytest.fixture(scope="session")
+def finished_game(server: str) -> tuple[str, int]:
+    """Sara's finished game against a bot on the worker's server (its code and game id), played once for
+    every module that only looks at it (the history, the replay, accessibility)."""
+    from .seeding import finish_with_a_bot
+
+    return finish_with_a_bot(server, "Sara")
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ from axe_playwright_python.sync_playwright import Axe
 
 from .conftest import screenshot
 from .test_client import my_turn, take_turn
-from .test_replay import finish_with_a_bot
 from .test_table import render_table, start_against_a_bot
 
 pytestmark = pytest.mark.e2e
@@ -57,11 +56,6 @@ def assert_accessible(page: Any, where: str) -> None:
 def a_page(new_page: Any, lang: str, width: int = 1024, height: int = 760) -> Any:
     """A page in ``lang`` without animations (so colour contrast is measured on what is finally shown)."""
     return new_page(width, height, lang, reduced_motion="reduce")
-
-
-@pytest.fixture(scope="module")
-def finished_game(server: str) -> tuple[str, int]:
-    return finish_with_a_bot(server, "Sara")
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -12,7 +12,7 @@ import pytest
 
 from .conftest import screenshot
 from .test_client import table_attr
-from .test_replay import finished_game, hands  # noqa: F401 (finished_game: a fixture)
+from .test_replay import hands
 from .test_table import start_against_a_bot
 
 pytestmark = pytest.mark.e2e
@@ -57,7 +57,7 @@ def test_numbers_read_as_their_language_writes_them(new_page: Any, server: str) 
 def test_the_persian_history_names_the_bot_as_the_table_does(
     new_page: Any,
     server: str,
-    finished_game: tuple[str, int],  # noqa: F811
+    finished_game: tuple[str, int],
 ) -> None:
     code, game_id = finished_game
     page = new_page(390, 844, lang="fa")
@@ -84,7 +84,7 @@ def overlapping(page: Any) -> list[str]:
 def test_replay_hands_spread_out_when_there_is_room(
     new_page: Any,
     server: str,
-    finished_game: tuple[str, int],  # noqa: F811
+    finished_game: tuple[str, int],
 ) -> None:
     code, game_id = finished_game
     page = new_page(1280, 900)

@@ -4,12 +4,9 @@ with every hand open, by buttons, keys, round jumps and play/pause."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -17,45 +14,12 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
-from tests.api.test_history import quick_move
-from tests.api.wsclient import Client, create_room
-
 from .conftest import open_lobby, screenshot
+from .seeding import finish_with_a_bot
 
 pytestmark = pytest.mark.e2e
 
 HANDS = "els => els.map(e => e.dataset.cards)"
-
-
-async def play_paced(server: str, name: str, *, finish: bool) -> tuple[str, int]:
-    """As tests.api.test_history.play_with_a_bot, at most ~15 messages a second: the e2e server keeps its
-    default limit of messages per second (a burst past it is refused without naming the move)."""
-    created = await create_room(server, name, seats=2, bots=["normal"])
-    client = await Client.connect(server, created["code"])
-    await client.hello(created["token"])
-    await client.send({"type": "start"})
-    state = await client.until(lambda m: m["type"] == "state" and m["game"] is not None)
-    game_id = state["room"]["game_id"]
-    while True:
-        view = client.state["game"] if client.state else None
-        if view is not None and (view["phase"] == "game_over" or (not finish and view["round"] > 1)):
-            break
-        if view is not None and view["turn"] == view["seat"] and view["legal"]:
-            await asyncio.sleep(0.07)
-            answer = await client.act(quick_move(view), version=client.state["version"])
-            if answer["type"] == "ack":
-                await client.wait_version(answer["version"])
-            continue
-        await client.next("state", timeout=20)
-    await client.close()
-    return created["code"], game_id
-
-
-def finish_with_a_bot(server: str, name: str, *, finish: bool = True) -> tuple[str, int]:
-    """A table of one person (playing over the WebSocket from Python) and one bot, played to its end (or
-    past round 1), in its own thread: Playwright's sync API holds this thread's event loop."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, play_paced(server, name, finish=finish)).result(timeout=240)
 
 
 def replay_attr(page: Any, name: str) -> str | None:
@@ -68,14 +32,6 @@ def hands(page: Any) -> list[str]:
 
 def wait_index(page: Any, index: int) -> None:
     page.wait_for_selector(f"[data-testid=replay][data-index='{index}']")
-
-
-@pytest.fixture(scope="module")
-def finished_game(server: str) -> tuple[str, int]:
-    started = time.monotonic()
-    code, game_id = finish_with_a_bot(server, "Sara")
-    assert time.monotonic() - started < 120
-    return code, game_id
 
 
 def test_history_and_replay_of_a_finished_game(
