@@ -120,21 +120,28 @@ def knowledge_from_events(events: list[Event], seat: int, players: int) -> Knowl
 # ------------------------------------------------------------------------------------------ the solver glue
 
 
-def test_after_throw_penalty_matches_throwing_each_card() -> None:
+@pytest.mark.parametrize(
+    "options",
+    [
+        pytest.param(Options(), id="default"),  # in the quick subset; the other two in the whole suite
+        pytest.param(Options(jokers=True, ace_high_low=True), id="jokers-ace", marks=pytest.mark.slow),
+        pytest.param(Options(face_values="rank"), id="rank-values", marks=pytest.mark.slow),
+    ],
+)
+def test_after_throw_penalty_matches_throwing_each_card(options: Options) -> None:
     rng = random.Random(3)
-    for options in (Options(), Options(jokers=True, ace_high_low=True), Options(face_values="rank")):
-        shoe = make_shoe(2, options.jokers)
-        for _ in range(400):
-            hand = tuple(sorted(rng.sample(shoe, rng.randint(2, 14))))
-            wild = rng.randint(3, 13)
-            brute = min(min_penalty(hand[:i] + hand[i + 1 :], wild, options) for i in range(len(hand)))
-            assert _after(hand, wild, options) == brute
-            assert _pen(hand, wild, options) == min_penalty(hand, wild, options)
-            holder = replace(new_game(2, options, seed=1), round=wild - 2, hands=(hand, ()))
-            left = _Hard(holder, 0, read_round_log(holder, 0)).throws(hand)
-            assert set(left) == set(hand)
-            for card, penalty in left.items():
-                assert penalty == min_penalty(_without(hand, card), wild, options)
+    shoe = make_shoe(2, options.jokers)
+    for _ in range(400):
+        hand = tuple(sorted(rng.sample(shoe, rng.randint(2, 14))))
+        wild = rng.randint(3, 13)
+        brute = min(min_penalty(hand[:i] + hand[i + 1 :], wild, options) for i in range(len(hand)))
+        assert _after(hand, wild, options) == brute
+        assert _pen(hand, wild, options) == min_penalty(hand, wild, options)
+        holder = replace(new_game(2, options, seed=1), round=wild - 2, hands=(hand, ()))
+        left = _Hard(holder, 0, read_round_log(holder, 0)).throws(hand)
+        assert set(left) == set(hand)
+        for card, penalty in left.items():
+            assert penalty == min_penalty(_without(hand, card), wild, options)
 
 
 # ----------------------------------------------------------------------------------------------- levels
