@@ -233,6 +233,8 @@ def test_continue_is_a_players_and_ends_the_pause_once_everyone_present_pressed_
     first = pressed.update(table, {0, 2}, at)
     assert first is not None and first.pause.continued == frozenset({0})
     assert pause.pausing(first, TERMS.round_break, at) is not None  # Guest has not pressed it
+    alone = pressed.update(table, {0}, at)  # Guest is away: the only one present pressed it
+    assert alone is not None and pause.pausing(alone, TERMS.round_break, at) is None
     settled = leaving.settle(length=TERMS.round_break).update(first, {0}, at)  # Guest left
     assert settled is not None and pause.pausing(settled, TERMS.round_break, at) is None
     assert answer(lobby_table(), {"type": "continue"}, HOST).update(lobby_table(), {0}, T0) is None  # type: ignore[union-attr]
