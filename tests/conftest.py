@@ -137,17 +137,6 @@ async def migrated_url(db_url: str, sqlite_at_head: Path) -> str:
     return db_url
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: two workers a core. Most of the suite's time is spent waiting on a browser, a server
-    process or a database rather than computing (two workers on two cores kept the CPU 57 % busy).
-    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still chooses, as in pytest-xdist."""
-    chosen = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
-    if chosen:
-        return int(chosen)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return 2 * cores
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``--dist loadgroup``: the tests of one ``xdist_group`` run on one worker. pytest-xdist (3.8) marks
