@@ -5,21 +5,38 @@ browser suite (zbarimg)."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import AsyncIterator
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.conftest import at_head
 
 from .wsclient import running_server, server_settings
 
 PUBLIC = "https://cards.example.org"
 
 
-@pytest.fixture
-async def public_server(sqlite_url: str) -> AsyncIterator[str]:
-    """A server whose PUBLIC_BASE_URL is ``PUBLIC`` (the address its room links carry)."""
-    with running_server(server_settings(sqlite_url, public_base_url=PUBLIC + "/")) as base:
+def _module_server(
+    tmp_path_factory: pytest.TempPathFactory, template: Path, **overrides: str
+) -> Iterator[str]:
+    """One server for the module: drawing a link or refusing one changes nothing a later case could see."""
+    url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('qr') / 'test.db'}"
+    with running_server(server_settings(at_head(url, template), **overrides)) as base:
         yield base
+
+
+@pytest.fixture(scope="module")
+def public_server(tmp_path_factory: pytest.TempPathFactory, sqlite_at_head: Path) -> Iterator[str]:
+    """A server whose PUBLIC_BASE_URL is ``PUBLIC`` (the address its room links carry)."""
+    yield from _module_server(tmp_path_factory, sqlite_at_head, public_base_url=PUBLIC + "/")
+
+
+@pytest.fixture(scope="module")
+def sqlite_server(tmp_path_factory: pytest.TempPathFactory, sqlite_at_head: Path) -> Iterator[str]:
+    """A server without a PUBLIC_BASE_URL (room links of the origin a page came from)."""
+    yield from _module_server(tmp_path_factory, sqlite_at_head)
 
 
 async def test_a_room_link_is_drawn_as_an_svg_with_a_quiet_zone(sqlite_server: str) -> None:

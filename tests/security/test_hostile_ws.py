@@ -7,6 +7,8 @@ import asyncio
 import contextlib
 import hashlib
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,8 +17,9 @@ import websockets
 
 from app.config import Settings
 from tests.api.wsclient import Client, create_room, join_room
+from tests.conftest import at_head
 
-from .conftest import LiveServer, Table, assert_not_logged, healthy, open_table, snapshot
+from .conftest import LiveServer, Table, assert_not_logged, healthy, live_server, open_table, snapshot
 
 Message = dict[str, Any]
 
@@ -477,19 +480,29 @@ UNKNOWN_CODES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def unknown_codes_server(tmp_path_factory: pytest.TempPathFactory, sqlite_at_head: Path) -> Iterator[str]:
+    """One server for every unknown code: each is refused before any table is touched, and the next case
+    checks that the server is still healthy after all the ones before it."""
+    url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('unknown-codes') / 'test.db'}"
+    with live_server(at_head(url, sqlite_at_head)) as (base, _settings, _logs):
+        yield base
+
+
 @pytest.mark.parametrize("code", UNKNOWN_CODES)
-async def test_unknown_room_codes_close_with_4404(live: LiveServer, code: str) -> None:
+async def test_unknown_room_codes_close_with_4404(unknown_codes_server: str, code: str) -> None:
+    base = unknown_codes_server
     try:
-        client = await Client.connect(live.base, code)
+        client = await Client.connect(base, code)
     except websockets.InvalidStatus as exc:
         # "/ws/../../etc" is no WebSocket route at all: refused at the handshake, which is clean too.
         assert "%2F" in code and exc.response.status_code in (403, 404), exc
-        await healthy(live.base)
+        await healthy(base)
         return
     await asyncio.wait_for(client.closed.wait(), 10)
     assert client.ws.close_code == 4404, f"closed with {client.ws.close_code}"
     assert [m["code"] for m in client.received if m["type"] == "error"] == ["room_not_found"]
-    await healthy(live.base)
+    await healthy(base)
 
 
 # ----- many connections from one address ------------------------------------------------------------------
