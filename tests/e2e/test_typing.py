@@ -1,7 +1,8 @@
 """What a person is typing survives the page being drawn again meanwhile (issue 33): the home page's name, a
-room link's join form, the standings' search. Each page is drawn again while the text is half typed (its data
-arriving late, or the language switched from elsewhere, the keyboard still in the field), and the field keeps
-its text and the keyboard, and the form then does what it is for."""
+room link's join form, the standings' search, a spectator's request for a bot's seat. Each page is drawn
+again while the text is half typed (its data arriving late, or the language switched from elsewhere, the
+keyboard still in the field), and the field keeps its text and the keyboard, and the form then does what it
+is for."""
 
 from __future__ import annotations
 
@@ -111,3 +112,28 @@ def test_the_join_form_keeps_a_name_typed_through_a_language_switch(new_page: An
     page.keyboard.press("Enter")
     page.wait_for_selector("[data-testid=lobby]")
     assert "Omid" in page.locator("[data-testid=lobby]").inner_text()
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_the_seat_request_form_keeps_a_name_typed_through_a_language_switch(
+    new_page: Any, server: str, lang: str
+) -> None:
+    """A spectator's form asking for a bot's seat sits on the live table, which is drawn at every move."""
+    code = httpx.post(f"{server}/api/rooms", json={"name": "Sara", "seats": 3, "bots": 2}).json()["code"]
+    page = new_page(390, 844, lang)
+    page.goto(f"{server}/r/{code}")
+    page.click("[data-testid=watch]")
+    page.click("[data-testid=ask-seat-1]")
+    page.locator("[data-testid=ask-name]").type("Nim")
+    other = "fa" if lang == "en" else "en"
+    words = page.locator("[data-testid=ask-send]").text_content()
+    page.evaluate(SWITCH, other)
+    page.wait_for_function(
+        "(t) => document.querySelector('[data-testid=ask-send]')?.textContent !== t", arg=words
+    )
+    page.keyboard.type("a")
+    assert page.input_value("[data-testid=ask-name]") == "Nima"
+    assert page.evaluate(FOCUSED) == "ask-name"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-testid=request-1]")
+    assert page.locator("[data-testid=ask-form]").count() == 0
