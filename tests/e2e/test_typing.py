@@ -37,6 +37,16 @@ def release(page: Any, held: list[Any]) -> None:
         route.continue_()
 
 
+def switch_language_from_elsewhere(page: Any, lang: str, button: str) -> None:
+    """Switch the page to the other language than ``lang`` without touching it (``SWITCH``), and wait until
+    the button ``button`` (a data-testid) shows its words in that language: every view was drawn again."""
+    words = page.locator(f"[data-testid={button}]").text_content()
+    page.evaluate(SWITCH, "fa" if lang == "en" else "en")
+    page.wait_for_function(
+        f"(t) => document.querySelector('[data-testid={button}]')?.textContent !== t", arg=words
+    )
+
+
 @pytest.mark.parametrize("lang", ["en", "fa"])
 def test_the_standings_search_keeps_a_name_typed_while_the_board_arrives(
     new_page: Any, server: str, lang: str
@@ -80,12 +90,7 @@ def test_the_home_page_keeps_the_names_and_code_typed_through_a_language_switch(
     page.click("[data-testid=add-bot]")
     page.select_option("[data-testid=create-seats]", "3")
     page.locator("[data-testid=create-name]").focus()
-    other = "fa" if lang == "en" else "en"
-    words = page.locator("[data-testid=create]").text_content()
-    page.evaluate(SWITCH, other)
-    page.wait_for_function(
-        "(t) => document.querySelector('[data-testid=create]')?.textContent !== t", arg=words
-    )
+    switch_language_from_elsewhere(page, lang, "create")
     page.keyboard.type("!")
     assert page.input_value("[data-testid=create-name]") == "Omid!"
     assert page.evaluate(FOCUSED) == "create-name"
@@ -125,12 +130,7 @@ def test_the_seat_request_form_keeps_a_name_typed_through_a_language_switch(
     page.click("[data-testid=watch]")
     page.click("[data-testid=ask-seat-1]")
     page.locator("[data-testid=ask-name]").type("Nim")
-    other = "fa" if lang == "en" else "en"
-    words = page.locator("[data-testid=ask-send]").text_content()
-    page.evaluate(SWITCH, other)
-    page.wait_for_function(
-        "(t) => document.querySelector('[data-testid=ask-send]')?.textContent !== t", arg=words
-    )
+    switch_language_from_elsewhere(page, lang, "ask-send")
     page.keyboard.type("a")
     assert page.input_value("[data-testid=ask-name]") == "Nima"
     assert page.evaluate(FOCUSED) == "ask-name"
