@@ -26,16 +26,19 @@ def start_against_a_bot(page: Any, server: str, name: str = "Sara") -> None:
 
 class SocketTap:
     """Sits between the page and the server's WebSocket: passes every frame on, keeps the last state the
-    server sent, and can send the page a message of its own (as a newer server would)."""
+    server sent, and can send the page a message of its own (as a newer server would), or the server one in
+    the page's name (a move the page would never send)."""
 
     def __init__(self, page: Any) -> None:
         self.page_side: Any = None
+        self.server_side: Any = None
         self.last_state: dict[str, Any] | None = None
         page.route_web_socket(re.compile(r"/ws/"), self._route)
 
     def _route(self, ws: Any) -> None:
         server = ws.connect_to_server()
         self.page_side = ws
+        self.server_side = server
         ws.on_message(server.send)
         server.on_message(self._from_server)
 
@@ -50,6 +53,10 @@ class SocketTap:
         assert self.page_side is not None
         self.page_side.send(json.dumps(message))
 
+    def send_to_server(self, message: dict[str, Any]) -> None:
+        assert self.server_side is not None
+        self.server_side.send(json.dumps(message))
+
 
 class FrameLog(SocketTap):
     """A tap that also keeps every message each way (``sent``: the page's, ``received``: the server's)."""
@@ -62,6 +69,7 @@ class FrameLog(SocketTap):
     def _route(self, ws: Any) -> None:
         server = ws.connect_to_server()
         self.page_side = ws
+        self.server_side = server
 
         def to_server(message: str | bytes) -> None:
             self.sent.append(json.loads(message))
