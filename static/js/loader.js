@@ -18,6 +18,7 @@ export const VIEWS = {
   learn: './views/learn.js',
 };
 const lazyModules = new Map(); // path -> {module, wanted}
+const failures = new Set(); // optional views whose download failed under both addresses: pages go on without them
 let failed = () => {}; // said when a module the page waits for cannot be loaded
 
 /** ``say(message)`` tells the person a module the page waits for did not come (the page's toast). */
@@ -37,28 +38,38 @@ export const importOnce = (path) => import(path).catch(() => importAgain(path));
 export function load(path) {
   let entry = lazyModules.get(path);
   if (!entry) {
-    entry = { module: null, wanted: false };
+    entry = { module: null, wanted: false, optional: false };
     lazyModules.set(path, entry);
     importOnce(path).then((module) => {
       entry.module = module;
       if (entry.wanted) change();
     }, () => {
       lazyModules.delete(path);
-      if (entry.wanted) failed(t('err_network'));
+      if (entry.optional) {
+        failures.add(path); // asked for no more in this page's life
+        change(); // the page that waited for it, drawn without it
+      } else if (entry.wanted) {
+        failed(t('err_network'));
+      }
     });
   }
   return entry;
 }
 
-/** The view module ``name`` once loaded, or null while it loads (the page is drawn again when it comes). */
-export function view(name) {
+/** The view module ``name`` once loaded, or null while it loads (the page is drawn again when it comes).
+ * ``optional``: a page can do without it (if its download fails, the page is drawn without it, nothing said). */
+export function view(name, { optional = false } = {}) {
   const entry = load(VIEWS[name]);
   if (!entry.module) entry.wanted = true;
+  entry.optional ||= optional;
   return entry.module;
 }
 
 /** The view module ``name`` is here already. */
 export const isLoaded = (name) => !!lazyModules.get(VIEWS[name])?.module;
+
+/** The optional view module ``name`` could not be downloaded (a page that waited for it waits no more). */
+export const loadFailed = (name) => failures.has(VIEWS[name]);
 
 /** Load the views of a table in the background, without drawing anything when they come. */
 export function prefetchViews() {

@@ -7,7 +7,7 @@ import { html, nothing, render } from './html.js';
 import { lang, setLang, t } from './i18n.js';
 import { change } from './state.js';
 import { learnOffered, notifyOn } from './storage.js';
-import { importOnce, isLoaded, view } from './loader.js';
+import { importOnce, isLoaded, loadFailed, view } from './loader.js';
 import { settingsButton } from './views/settings.js';
 
 export const els = {
@@ -95,10 +95,16 @@ export function openLearn() {
     .then((module) => module.openWalkthrough({ onClose: () => change() }), () => toast(t('err_network')));
 }
 
+/** On a first visit, the offer of the walkthrough is on its way (its module is asked for here): the home page
+ * waits for it, as the offer stands above the form; drawn first, the form would then move down under a finger
+ * about to press something. A module that cannot come holds nothing. */
+const offerOnItsWay = () => !learnOffered() && !loadFailed('learn') && !view('learn', { optional: true });
+
 /** On a first visit, the offer of the walkthrough (the home page and a room link's join form). */
 function learnOfferPart() {
   if (learnOffered() && !isLoaded('learn')) return nothing; // offered before: no need to load it
-  const module = view('learn');
+  if (loadFailed('learn')) return nothing; // it could not come: the next visit offers it
+  const module = view('learn', { optional: true });
   return module ? module.learnOffer(openLearn, () => change()) : nothing;
 }
 
@@ -151,7 +157,7 @@ function drawMain() {
   const page = ctx.route.view;
   if (page !== 'room') els.chat.hidden = true;
   if (page === 'home') {
-    modulePage('home', 'home', (m) => pageView('home', m.homeTemplate, { offer: 'above' }));
+    modulePage('home', 'home', (m) => (offerOnItsWay() ? showLoading() : pageView('home', m.homeTemplate, { offer: 'above' })));
   } else if (page === 'not_found') {
     pageView('not_found', notFoundTemplate);
   } else if (page === 'standings' || page === 'history') {
