@@ -12,7 +12,7 @@ import pytest
 from app.engine import Options, min_penalty
 
 from .conftest import ROOT, open_lobby, screenshot
-from .test_client import VERSION_CHANGED, click_card, table_attr, take_turn
+from .test_client import CLOSE_ROUND_RESULTS, VERSION_CHANGED, click_card, table_attr, take_turn
 
 pytestmark = pytest.mark.e2e
 
@@ -465,6 +465,8 @@ def test_the_melds_of_whoever_went_out_are_laid_down_for_everyone(new_page: Any,
         )
         if page.evaluate(bot_out):
             break
+        if page.evaluate(CLOSE_ROUND_RESULTS):  # we went out (below): the next round's results are closed
+            continue
         version = table_attr(page, "version")
         if table_attr(page, "phase") == "draw":
             page.click("[data-testid=stock]")
