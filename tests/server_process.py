@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import random
 import resource
+import socket
 import subprocess
 import sys
 import time
@@ -12,6 +14,26 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
+# Test servers listen below the kernel's ephemeral ports (``ip_local_port_range``, 32768 and up here): a port
+# taken from that range (``bind`` to port 0) stays free only until the server binds it a second later, and
+# meanwhile any outgoing connection of the machine (a client, PostgreSQL, Redis, another test run) may take it
+# as its own local port, so the server cannot listen there. Seen once in ci-local with a second test run
+# beside it: the server exited, and another test's server answered its health check on that port.
+_LISTEN_PORTS = (20000, 32767)
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now, outside the ephemeral range: only another test's server, which picks
+    among 12,768 ports at random, can take it before the caller's server binds it."""
+    for _ in range(200):
+        port = random.randint(*_LISTEN_PORTS)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {_LISTEN_PORTS}")
 
 
 def server_env(database_url: str, port: int, **extra: str) -> dict[str, str]:
@@ -50,19 +72,48 @@ def start(
 def wait_ready(
     proc: subprocess.Popen[bytes], base: str, log: Path, timeout: float = 120, path: str = "/readyz"
 ) -> None:
-    """Wait until ``path`` answers 200 (the process must not exit meanwhile)."""
+    """Wait until ``path`` answers 200 from this process (the process must not exit meanwhile: one that
+    could not listen on its port exits, and another server answering there is not taken for it)."""
     deadline = time.monotonic() + timeout
+    port = int(base.rsplit(":", 1)[1].split("/")[0])
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited ({proc.returncode}):\n{log.read_text()[-4000:]}")
         try:
-            if httpx.get(f"{base}{path}", timeout=1).status_code == 200:
+            if httpx.get(f"{base}{path}", timeout=1).status_code == 200 and listens(proc.pid, port):
                 return
         except httpx.HTTPError:
             pass
         time.sleep(0.05)
     proc.kill()
     raise RuntimeError(f"the server was not ready within {timeout} s:\n{log.read_text()[-4000:]}")
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process ``pid`` (or a child of it) holds the socket listening on ``port`` (Linux ``/proc``)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table, encoding="ascii") as rows:
+            for row in list(rows)[1:]:
+                fields = row.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                    inodes.add(f"socket:[{fields[9]}]")
+    pids = [pid, *_children(pid)]
+    for each in pids:
+        fds = Path(f"/proc/{each}/fd")
+        try:
+            if any(os.readlink(fd) in inodes for fd in fds.iterdir()):
+                return True
+        except OSError:  # gone, or a descriptor closed while read
+            continue
+    return False
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
 
 def start_server_process(

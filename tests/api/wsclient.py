@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 import threading
 import time
 import uuid
@@ -22,14 +21,11 @@ from app.engine import GameState, action_to_dict
 from app.engine.bots import choose_action
 from app.store import Store
 from tests.reads import load_game_state
+from tests.server_process import free_port
+
+__all__ = ["free_port"]  # tests import it from here too
 
 Message = dict[str, Any]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def server_settings(database_url: str, **overrides: Any) -> Settings:

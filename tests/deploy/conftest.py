@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.deploy.stack import BASE_IMAGES, PROJECT, Stack, containers_conf, deploy_asked, need
+from tests.server_process import free_port
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -26,14 +27,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(
                 pytest.mark.skip(reason="the deployment suite runs with DEPLOY_TESTS=1 (.ci/run)")
             )
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.server_process import free_port, listens
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -42,12 +43,6 @@ def _missing(what: str) -> None:
     pytest.skip(f"{what} is not available")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _wait_healthy(base: str, proc: subprocess.Popen[bytes] | None, log: Path, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -55,7 +50,8 @@ def _wait_healthy(base: str, proc: subprocess.Popen[bytes] | None, log: Path, ti
             raise RuntimeError(f"the server exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
         try:
             with urllib.request.urlopen(f"{base}/healthz", timeout=1) as response:
-                if response.status == 200:
+                port = int(base.rsplit(":", 1)[1])
+                if response.status == 200 and (proc is None or listens(proc.pid, port)):  # not another's
                     return
         except OSError:
             time.sleep(0.1)
@@ -89,10 +85,11 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextlib.contextmanager
-def serving(tmp: Path, cwd: Path = ROOT, **settings: str) -> Iterator[str]:
-    """``python -m app`` (run in ``cwd``) on a fresh SQLite database in ``tmp`` with ``settings``
-    (environment variables): its base URL while it runs."""
-    port = _free_port()
+def serving(tmp: Path, cwd: Path = ROOT, port: int | None = None, **settings: str) -> Iterator[str]:
+    """``python -m app`` (run in ``cwd``) on a SQLite database in ``tmp`` (fresh, unless a server ran there
+    before) with ``settings`` (environment variables), on ``port`` or a free one: its base URL while it
+    runs."""
+    port = port or free_port()
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite+aiosqlite:///{tmp / 'e2e.db'}",

@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import json
 import os
-import socket
 import sys
 from collections.abc import AsyncIterator
 
@@ -15,7 +14,7 @@ import pytest
 
 from app.config import Settings
 from app.waiting import ServiceUnreachable, database_place, redis_place, wait_until_reachable
-from tests.server_process import ROOT
+from tests.server_process import ROOT, free_port
 
 
 class FakeTime:
@@ -88,12 +87,6 @@ def test_places_in_log_lines_carry_no_password() -> None:
 
 def vars_of(time: FakeTime) -> dict[str, object]:
     return {"sleep": time.sleep, "clock": time.clock}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def run_app(args: list[str], env: dict[str, str], timeout: float = 60) -> tuple[int, list[dict]]:
