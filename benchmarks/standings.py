@@ -11,6 +11,8 @@ an aggregate over ``game_players`` before measuring.
 Then it starts the real server (``python -m app``) on that database and asks, one request at a time over
 HTTP, ``--requests`` times each: the busiest player's record, a random player's record, the players' board
 by wins and by average (first page and a deep page), the hall of fame and of shame, and a table's series.
+It also asks for a name's games (``GET /api/players/{name}/games``): the busiest player's first page,
+anyone's, a deep page by offset and (where the server gives a ``next`` cursor) the same page by cursor.
 The baseline is ``GET /api/games/{id}`` (one game by its public id), asked the same way in the same run.
 It prints the median and p99 of each in ms, and their ratio to the baseline's.
 
@@ -233,6 +235,18 @@ def measure(base: str, paths: dict[str, list[str]], requests: int) -> dict[str, 
     return times
 
 
+def deep_cursor(base: str, name: str, depth: int) -> str | None:
+    """The ``next`` cursor after the first ``depth`` of ``name``'s games (None: the server gives none)."""
+    cursor = None
+    with httpx.Client(base_url=base, timeout=30) as client:
+        for _ in range(depth // 100):
+            query = {"limit": 100, **({"after": cursor} if cursor else {})}
+            cursor = client.get(f"/api/players/{name}/games", params=query).json().get("next")
+            if cursor is None:
+                return None
+    return cursor
+
+
 async def fresh_postgres(base_url: str, name: str) -> str:
     admin = Store(base_url)
     try:
@@ -280,7 +294,13 @@ def main() -> None:
                 "hall of shame": ["/api/leaderboard/games?order=worst"],
                 "hall of fame, deepest": [f"/api/leaderboard/games?order=best&offset={MAX_OFFSET - 20}"],
                 "a table's series": [f"/api/rooms/{table}/leaderboard"],
+                "games by name: busiest": [f"/api/players/{people[0]}/games"],
+                "games by name: anyone": [f"/api/players/{name}/games" for name in people],
+                "games by name: offset 2000": [f"/api/players/{people[0]}/games?offset=2000"],
             }
+            cursor = deep_cursor(f"http://127.0.0.1:{port}", people[0], 2000)
+            if cursor is not None:  # a server with keyset paging
+                paths["games by name: after 2000"] = [f"/api/players/{people[0]}/games?after={cursor}"]
             times = measure(f"http://127.0.0.1:{port}", paths, args.requests)
         finally:
             server.stop()
@@ -292,7 +312,9 @@ def main() -> None:
     for label, values in times.items():
         p50, p99 = statistics.median(values), percentile(values, 99)
         print(f"{label:28} {p50:7.2f} {p99:7.2f} {p50 / base_p50:10.2f} {p99 / base_p99:10.2f}")
-    worst = max(percentile(v, 99) for k, v in times.items() if not k.startswith("baseline"))
+    worst = max(
+        percentile(v, 99) for k, v in times.items() if not k.startswith(("baseline", "games by name"))
+    )
     print(f"\nworst standings p99: {worst:.2f} ms (target 20 ms): {'met' if worst <= 20 else 'NOT met'}")
 
 

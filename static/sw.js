@@ -19,6 +19,8 @@ const CACHE = `tt-${BUILD}`;
 // A page not there by then comes from the cache (the network's copy is kept for next time): on a phone's link
 // (a round trip of 100 ms or more) a kept page opens at once; a server next door still answers in time.
 const PAGE_PATIENCE_MS = 50;
+// Pages kept for offline (rooms, histories, replays, records): the most recently visited ones only.
+const PAGES_KEPT = 12;
 const PAGES = /^\/(?:r\/[A-Za-z0-9]+(?:\/history|\/replay\/[a-z0-9]+)?\/?|standings(?:\/.*)?|games\/[a-z0-9]+\/?)?$/;
 // The room's info asked for as its page was (path -> {at, response}): for the page's own request, once, soon.
 const early = new Map();
@@ -101,9 +103,19 @@ function networkFirst(event, url) {
   event.waitUntil(network.then(async (response) => { // kept for the next time the network fails
     const copy = await keepable(response.clone());
     // (Not into a cache a newer worker has dropped meanwhile.)
-    if (copy && await caches.has(CACHE)) await (await caches.open(CACHE)).put(url.pathname, copy);
+    if (copy && await caches.has(CACHE)) await keepPage(await caches.open(CACHE), url.pathname, copy);
   }).catch(() => {}));
   return fromNetworkOrKept(network, url);
+}
+
+/** Keep ``copy`` as the page at ``path``, the newest of at most PAGES_KEPT pages; the oldest go (the home
+ * page, which every page can open as, stays). A cache lists its entries in the order they were put. */
+async function keepPage(cache, path, copy) {
+  await cache.delete(path);
+  await cache.put(path, copy);
+  const pages = (await cache.keys()).map((request) => new URL(request.url).pathname)
+    .filter((kept) => kept !== '/' && !kept.startsWith('/static/'));
+  for (const old of pages.slice(0, -PAGES_KEPT)) await cache.delete(old);
 }
 
 async function fromNetworkOrKept(network, url) {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -34,6 +34,9 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 NOT_YET: dict[int | str, dict[str, Any]] = {
     **NOT_FOUND,
     409: {"model": ErrorPublic, "description": "not available until it has ended"},
+}
+LIMITED: dict[int | str, dict[str, Any]] = {
+    429: {"model": ErrorPublic, "description": "too many reads by name or standings from this address"}
 }
 RECORD: dict[int | str, dict[str, Any]] = {
     **NOT_YET,
@@ -101,10 +104,28 @@ class Window:
 WindowDep = Annotated[Window, Depends()]
 
 
+class HolderPublic(BaseModel):
+    from_round: int = Field(
+        description="the first round whose end found this holder at the seat (1: from the start)"
+    )
+    name: str
+    bot: bool = Field(description="a bot played the seat (one handed over or left keeps its person's name)")
+
+
 class PlayerPublic(BaseModel):
     seat: int
     name: str
-    bot: bool
+    bot: bool = Field(description="the seat was a bot's at the game's start")
+    handed_to_bot: bool = Field(
+        description="the host handed this person's seat to a bot during the game: it counts for nobody"
+    )
+    counted: bool = Field(
+        description="the game counts in this name's standings (a finished game; a person's own seat, not"
+        " played for practice nor handed to a bot; held by one name all game)"
+    )
+    holders: list[HolderPublic] = Field(
+        description="who played the seat: the start's holder, then each change, by the ended rounds"
+    )
 
 
 class GameSummaryPublic(BaseModel):
@@ -131,11 +152,19 @@ class GamePage(BaseModel):
     total: int
     limit: int
     offset: int
+    next: str | None = Field(
+        default=None, description="a player's list: pass as `after` for the page after this one (null: none)"
+    )
 
 
 class GamePublic(GameSummaryPublic):
     options: dict[str, Any]
     scores: list[list[int]]
+    server_turns: list[int] | None = Field(
+        default=None,
+        description="per seat: the moves nobody at the table sent (a bot's, or the server's for a player who"
+        " was away or out of time); in the game's own record only",
+    )
     went_out: list[int | None] = Field(
         description="per ended round (as in scores): the seat that went out first; null: the round reached "
         "the turn limit"
@@ -184,7 +213,17 @@ def _summary(record: GameSummaryRecord, *, named_room: bool = False) -> dict[str
         "status": record.status,
         "created_at": record.created_at,
         "finished_at": record.finished_at,
-        "players": [{"seat": p.seat, "name": p.name, "bot": p.is_bot} for p in record.players],
+        "players": [
+            {
+                "seat": p.seat,
+                "name": p.name,
+                "bot": p.is_bot,
+                "handed_to_bot": p.handed,
+                "counted": p.counted,
+                "holders": [vars_of(h) for h in p.holders],
+            }
+            for p in record.players
+        ],
         "rounds_played": record.rounds_played,
         "totals": record.totals,
         "winners": record.winners,
@@ -198,6 +237,7 @@ def _game(record: GameDetailRecord | GameExportRecord) -> dict[str, Any]:
         "options": record.options,
         "scores": record.scores,
         "went_out": record.went_out,
+        **({"server_turns": record.server_turns} if isinstance(record, GameDetailRecord) else {}),
     }
 
 
@@ -219,13 +259,58 @@ def vars_of(record: Any) -> dict[str, Any]:
     return {name: getattr(record, name) for name in record.__slots__}
 
 
-@router.get("/players/{name}/games", response_model=GamePage)
+def name_reads(request: Request, settings: SettingsDep, manager: ManagerDep) -> None:
+    """Every read by a player's name (the record, the games) spends one per-address budget
+    (``MAX_STANDINGS_PER_MINUTE``, made on first use)."""
+    rate: AddressRate | None = getattr(request.app.state, "standings_rate", None)
+    if rate is None:
+        rate = AddressRate(settings.max_standings_per_minute, manager.clock)
+        request.app.state.standings_rate = rate
+    if not rate.allow(request.client.host if request.client else "unknown"):
+        raise Refusal("rate_limited", "too many standings asked for from your address; wait a minute")
+
+
+PlayerName = Annotated[
+    str, Path(min_length=1, max_length=64, description="a player's name (any case, look-alikes; may hold /)")
+]
+After = Annotated[
+    str | None,
+    Query(
+        max_length=64,
+        pattern=r"^[0-9]{1,20}\.[A-Za-z0-9_-]{1,32}$",
+        description="the page after this one: the `next` of the page before (deep pages need no offset)",
+    ),
+]
+
+
+def _cursor(record: GameSummaryRecord) -> str:
+    assert record.finished_at is not None  # a name's games are finished games
+    return f"{round(record.finished_at.timestamp() * 1_000_000)}.{record.id}"
+
+
+def _after(cursor: str | None) -> tuple[datetime, str] | None:
+    if cursor is None:
+        return None
+    micros, public_id = cursor.split(".", 1)
+    return datetime.fromtimestamp(int(micros) / 1_000_000, tz=UTC), public_id
+
+
+@router.get(
+    "/players/{name:path}/games",
+    response_model=GamePage,
+    dependencies=[Depends(name_reads)],
+    responses=LIMITED,
+)
 async def player_games(
-    name: Annotated[str, Path(min_length=1, max_length=64)], history: HistoryDep, window: WindowDep
+    name: PlayerName, history: HistoryDep, window: WindowDep, after: After = None
 ) -> dict[str, Any]:
-    """Every game a player of that name (any letter case) sat at, newest first."""
-    page = await history.player_games(name, **window.filters())
-    return window.page([_summary(r) for r in page.items], page.total)
+    """The finished games a player of that name (any letter case, look-alikes) played, the last finished
+    first: never a game being played, nor one their seat played for practice. ``since``/``until`` filter on
+    the finish time. For deep pages pass the last page's ``next`` as ``after`` rather than an offset."""
+    page = await history.player_games(name, **window.filters(), after=_after(after))
+    items = [_summary(r) for r in page.items]
+    more = len(page.items) == window.limit
+    return {**window.page(items, page.total), "next": _cursor(page.items[-1]) if more else None}
 
 
 @router.get("/games/{game_id}", response_model=GamePublic, responses=NOT_FOUND)

@@ -7,20 +7,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
 from app.store.standings import MAX_OFFSET, GameOrder, PlayerOrder, Standings
 from app.table import Refusal
 
 from .deps import ManagerDep, SettingsDep
-from .errors import ErrorPublic, refusals
-from .history import NOT_FOUND, Limit, vars_of
-from .record_cache import AddressRate
+from .errors import refusals
+from .history import LIMITED, NOT_FOUND, Limit, PlayerName, name_reads, vars_of
 
-LIMITED: dict[int | str, dict[str, Any]] = {
-    429: {"model": ErrorPublic, "description": "too many standings asked for from this address"}
-}
 router = APIRouter(
     prefix="/api",
     tags=["standings"],
@@ -32,23 +28,14 @@ router = APIRouter(
 
 
 async def _standings(request: Request, settings: SettingsDep, manager: ManagerDep) -> Standings:
-    """The standings, for an address within its per-minute budget (the budget is made on first use)."""
-    rate: AddressRate | None = getattr(request.app.state, "standings_rate", None)
-    if rate is None:
-        rate = request.app.state.standings_rate = AddressRate(
-            settings.max_standings_per_minute, manager.clock
-        )
-    if not rate.allow(request.client.host if request.client else "unknown"):
-        raise Refusal("rate_limited", "too many standings asked for from your address; wait a minute")
+    """The standings, for an address within its per-minute budget (shared with the games by name)."""
+    name_reads(request, settings, manager)
     return Standings(request.app.state.store)
 
 
 StandingsDep = Annotated[Standings, Depends(_standings)]
 Offset = Annotated[
     int, Query(ge=0, le=MAX_OFFSET, description="rows to skip (boards show their first 10,000)")
-]
-Name = Annotated[
-    str, Path(min_length=1, max_length=64, description="a player's name (any case, look-alikes)")
 ]
 
 SUMMARY_EXAMPLE: dict[str, Any] = {
@@ -68,7 +55,10 @@ SUMMARY_EXAMPLE: dict[str, Any] = {
 class PlayerSummaryPublic(BaseModel):
     """A name's figures over its counted finished games (bots, programs and practice seats never count)."""
 
-    name: str = Field(description="the name as it was last played")
+    name: str = Field(
+        description="the name as it was first played: a look-alike spelling (any case, other scripts) shares"
+        " the record but never renames it"
+    )
     games: int
     wins: float = Field(description="wins; a win tied between k players counts 1/k for each")
     win_rate: float = Field(description="wins / games")
@@ -177,8 +167,8 @@ def _page(items: list[Any], total: int, limit: int, offset: int) -> dict[str, An
     return {"items": [vars_of(i) for i in items], "total": total, "limit": limit, "offset": offset}
 
 
-@router.get("/players/{name}", response_model=PlayerStandingPublic, responses=NOT_FOUND)
-async def player(name: Name, standings: StandingsDep) -> dict[str, Any]:
+@router.get("/players/{name:path}", response_model=PlayerStandingPublic, responses=NOT_FOUND)
+async def player(name: PlayerName, standings: StandingsDep) -> dict[str, Any]:
     """A player's record on this server: names are matched after case folding and look-alike folding (the
     table's own rule), so "Sara", "SARA" and "Ѕаrа" (Cyrillic) share one record. 404 until the name has a
     counted finished game."""

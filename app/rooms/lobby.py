@@ -39,14 +39,15 @@ def host_command(table: Table, message: LobbyMessage, asker: Asker, *, at: datet
     attempt is made on: the role may have moved through another process since this cache was read
     (``shared``: there are other processes; then the store is read first when ``table`` says another seat
     hosts it). A declined asker waits before asking again."""
-    seat = asker.seat
-    if seat is None:
+    seat, token_hash = asker.seat, asker.token_hash
+    if seat is None or token_hash is None:
         raise Refusal("not_seated", "only the host can do that; spectators cannot")
     if seat != table.host_seat and not shared:  # one process: the cache is true
         raise Refusal("not_host", NOT_HOST)
 
-    def make(table: Table) -> Change | None:
-        if seat != table.host_seat:
+    def make(table: Table) -> Change | None:  # by the token's seat on this table, not an index read before
+        held = table.holder(token_hash)
+        if held is None or held.index != table.host_seat:
             raise Refusal("not_host", NOT_HOST)
         return lobby_change(table, message, at)
 

@@ -16,7 +16,7 @@ from app.config import Settings
 from app.engine import action_to_dict
 from app.metrics import count_applied
 from app.protocol import Ack, ActionMessage, ClientMessage, Hello, Resync, RoomInfo
-from app.store import AckRecord, LoadedTable, Store, VersionConflict
+from app.store import AckRecord, LoadedTable, Store, VersionConflict, WriteRefused
 from app.table import Change, RecordMove, Refusal, Table, pause
 from app.table import commands as table_commands
 from app.table.schedule import next_wake
@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 PRESENCE_SECONDS = 0.25
 UNSAVED = "the move could not be saved (the database did not answer), so it was not made; try again shortly"
+REFUSED = "the database refused to store this change, so nothing was changed"
 COMMIT_ATTEMPTS = 3  # seat and lobby commands (no version) retried on the table another process left
 
 
@@ -149,7 +150,8 @@ class Room:
                 await self.reload()
             except Exception:
                 log.warning("room %s: the store does not answer either", self.code)
-            raise Refusal("not_ready", UNSAVED) from exc
+            refused = ("internal_error", REFUSED) if isinstance(exc, WriteRefused) else ("not_ready", UNSAVED)
+            raise Refusal(*refused) from exc
         if game_id is not None:
             change = table_commands.with_game_id(change, game_id)
         write, made = change.write, None

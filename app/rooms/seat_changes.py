@@ -83,13 +83,19 @@ def ask(
 def practice(message: Practice, asker: Asker, *, at: datetime) -> Stored:
     """A seated person plays their own seat for practice (left out of the standings), or counts it again
     (rate-limited like the lobby's commands)."""
-    seat = asker.seat
-    if seat is None:
+    seat, token_hash = asker.seat, asker.token_hash
+    if seat is None or token_hash is None:
         raise Refusal("not_seated", "only players at the table choose practice for their seat")
-    return Stored(
-        lambda table: table_commands.set_practice(table, index=seat, on=message.on, at=at),
-        limit=("lobby", seat),
-    )
+
+    def make(
+        table: Table,
+    ) -> Change | None:  # the seat the token holds on this table, not an index read before
+        held = table.holder(token_hash)
+        if held is None:
+            raise Refusal("not_seated", "your seat is no longer yours; only players choose practice")
+        return table_commands.set_practice(table, index=held.index, on=message.on, at=at)
+
+    return Stored(make, limit=("lobby", seat))
 
 
 def avatar(message: AvatarIn, asker: Asker, *, at: datetime) -> Stored:

@@ -13,6 +13,7 @@ from .store import (
     StoreError,
     Tail,
     VersionConflict,
+    WriteRefused,
 )
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "StoreError",
     "Tail",
     "VersionConflict",
+    "WriteRefused",
     "make_engine",
     "normalize_url",
     "run_migrations",

@@ -7,11 +7,11 @@ from finished games.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, and_, false, func, or_, select
 
 from app.table.text import name_skeleton
 
@@ -20,10 +20,33 @@ from .store import Store
 
 
 @dataclass(frozen=True, slots=True)
+class Holder:
+    """Who played a seat from a round on: a name, and whether it was a bot (a seat handed over or left keeps
+    its person's name, played by a bot)."""
+
+    from_round: int
+    name: str
+    bot: bool
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerRecord:
     seat: int
     name: str
-    is_bot: bool
+    is_bot: bool  # at the game's start
+    handed: bool = False  # the host handed the seat to a bot during the game
+    counted: bool = False  # the game counts in this name's standings
+    holders: tuple[Holder, ...] = ()  # the start's holder, then each change, by the rounds' ends
+
+
+def holders_of(player: PlayerRecord, rounds: list[tuple[int, str, bool]]) -> tuple[Holder, ...]:
+    """The seat's holders: who sat at the start (from round 1), then each other holder from the first round
+    whose end found them there (``rounds``: the round, the name and whether a bot played it, in order)."""
+    held = [Holder(1, player.name, player.is_bot)]
+    for round_number, name, bot in rounds:
+        if (name, bot) != (held[-1].name, held[-1].bot):
+            held.append(Holder(round_number, name, bot))
+    return tuple(held)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +69,7 @@ class GameDetailRecord:
     options: dict[str, Any]
     scores: list[list[int]]  # rows: ended rounds; columns: seats
     went_out: list[int | None]  # per ended round: the seat that went out first (None: the turn limit)
+    server_turns: list[int]  # per seat: moves nobody sent (a bot's, or the server's for someone away)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,26 +118,32 @@ class History:
                     select(GamePlayerRow).where(GamePlayerRow.game_id.in_(ids)).order_by(GamePlayerRow.seat)
                 )
             ).all()
-            sums = (
+            ended = (
                 await session.execute(
                     select(
                         RoundScoreRow.game_id,
                         RoundScoreRow.seat,
-                        func.sum(RoundScoreRow.penalty),
-                        func.count(RoundScoreRow.round),
+                        RoundScoreRow.round,
+                        RoundScoreRow.name,
+                        RoundScoreRow.bot,
+                        RoundScoreRow.penalty,
                     )
                     .where(RoundScoreRow.game_id.in_(ids))
-                    .group_by(RoundScoreRow.game_id, RoundScoreRow.seat)
+                    .order_by(RoundScoreRow.game_id, RoundScoreRow.seat, RoundScoreRow.round)
                 )
             ).all()
-        by_game: dict[int, list[PlayerRecord]] = {}
-        for p in players:
-            by_game.setdefault(p.game_id, []).append(PlayerRecord(p.seat, p.name, p.is_bot))
         totals: dict[int, dict[int, int]] = {}
         rounds: dict[int, int] = {}
-        for game_id, seat, total, count in sums:
-            totals.setdefault(game_id, {})[seat] = int(total)
-            rounds[game_id] = max(rounds.get(game_id, 0), int(count))
+        held: dict[tuple[int, int], list[tuple[int, str, bool]]] = {}
+        for game_id, seat, round_number, name, bot, penalty in ended:
+            totals.setdefault(game_id, {})[seat] = totals.get(game_id, {}).get(seat, 0) + penalty
+            rounds[game_id] = max(rounds.get(game_id, 0), round_number)
+            held.setdefault((game_id, seat), []).append((round_number, name, bool(bot)))
+        by_game: dict[int, list[PlayerRecord]] = {}
+        for p in players:
+            player = PlayerRecord(p.seat, p.name, p.is_bot, p.handed, p.counted)
+            holders = holders_of(player, held.get((p.game_id, p.seat), []))
+            by_game.setdefault(p.game_id, []).append(replace(player, holders=holders))
         out = []
         for row in rows:
             seats = by_game.get(row.id, [])
@@ -168,10 +198,38 @@ class History:
         offset: int,
         since: datetime | None = None,
         until: datetime | None = None,
+        after: tuple[datetime, str] | None = None,
     ) -> Page[GameSummaryRecord]:
-        ids = select(GamePlayerRow.game_id).where(GamePlayerRow.skeleton == name_skeleton(name))
-        query = _in_window(select(GameRow).where(GameRow.id.in_(ids)), GameRow.created_at, since, until)
-        return await self._page(query, limit, offset)
+        """A name's finished games (never one being played, nor a game its seat played for practice), the
+        last finished first, read from ``ix_game_players_by_name``: the cost follows the name's own games,
+        never the whole history. ``after`` (a finish time and a game's public id, the last of a page) starts
+        the page after that game, so deep pages are not counted off from the first (keyset paging)."""
+        seats = _in_window(
+            select(GamePlayerRow.game_id).where(
+                GamePlayerRow.skeleton == name_skeleton(name),
+                GamePlayerRow.practice == false(),
+                GamePlayerRow.finished_at.is_not(None),
+            ),
+            GamePlayerRow.finished_at,
+            since,
+            until,
+        )
+        newest = (GamePlayerRow.finished_at.desc(), GamePlayerRow.game_id.desc())
+        async with self.sessions() as session:
+            total = await session.scalar(select(func.count()).select_from(seats.subquery()))
+            page = seats
+            if after is not None:
+                finished, public_id = after
+                last = select(GameRow.id).where(GameRow.public_id == public_id).scalar_subquery()
+                page = page.where(
+                    or_(
+                        GamePlayerRow.finished_at < finished,
+                        and_(GamePlayerRow.finished_at == finished, GamePlayerRow.game_id < last),
+                    )
+                )
+            ids = (await session.scalars(page.order_by(*newest).limit(limit).offset(offset))).all()
+            rows = {row.id: row for row in await session.scalars(select(GameRow).where(GameRow.id.in_(ids)))}
+        return Page(await self._summaries([rows[i] for i in ids]), int(total or 0))
 
     async def _row(self, session: Any, public_id: str) -> GameRow | None:
         """The game with this public id (sequential store ids are not looked up: they are never public)."""
@@ -193,15 +251,26 @@ class History:
                     .order_by(RoundScoreRow.round, RoundScoreRow.seat)
                 )
             ).all()
+            unsent = dict(
+                (
+                    await session.execute(
+                        select(ActionRow.seat, func.count())
+                        .where(ActionRow.game_id == game_id, ActionRow.client_id.is_(None))
+                        .group_by(ActionRow.seat)
+                    )
+                ).all()
+            )
         (summary,) = await self._summaries([row])
         sheet: dict[int, dict[int, int]] = {}
         out_first: dict[int, int] = {}
-        for round_number, seat, penalty, went_out in scores:
+        for round_number, seat, penalty, out in scores:
             sheet.setdefault(round_number, {})[seat] = penalty
-            if went_out:
+            if out:
                 out_first[round_number] = seat
         rows = [[sheet[r].get(p.seat, 0) for p in summary.players] for r in sorted(sheet)]
-        return GameDetailRecord(summary, dict(row.options), rows, [out_first.get(r) for r in sorted(sheet)])
+        firsts = [out_first.get(r) for r in sorted(sheet)]
+        server_turns = [int(unsent.get(p.seat, 0)) for p in summary.players]
+        return GameDetailRecord(summary, dict(row.options), rows, firsts, server_turns)
 
     async def round_result(self, public_id: str, round_number: int) -> tuple[bool, dict[str, Any] | None]:
         """(game exists, the ended round's revealed hands or None while that round is not over)."""

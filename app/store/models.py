@@ -173,6 +173,7 @@ class RoundScoreRow(Base):
     name: Mapped[str] = mapped_column(String(64))
     penalty: Mapped[int] = mapped_column(Integer)
     went_out: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # out first
+    bot: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # a bot played it
 
 
 class GamePlayerRow(Base):
@@ -191,6 +192,9 @@ class GamePlayerRow(Base):
             sqlite_where=text("counted = 1"),
             postgresql_where=text("counted = true"),
         ),
+        # Every seat: a name's finished games that were not practice, newest first (the public history by
+        # name), counted and paged from the index alone.
+        Index("ix_game_players_by_name", "skeleton", "practice", "finished_at", "game_id"),
         Index(
             "ix_game_players_board",
             "total",
@@ -211,6 +215,8 @@ class GamePlayerRow(Base):
     is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
     is_program: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     practice: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # The host handed this person's seat to a bot during the game: it counts for nobody.
+    handed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     total: Mapped[int | None] = mapped_column(Integer, nullable=True)
     won: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     counted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
@@ -234,7 +240,7 @@ class PlayerStandingRow(Base):
     )
 
     skeleton: Mapped[str] = mapped_column(String(64), primary_key=True)
-    name: Mapped[str] = mapped_column(String(64))  # as it was last played
+    name: Mapped[str] = mapped_column(String(64))  # as first played: look-alikes never rename it
     games: Mapped[int] = mapped_column(Integer)
     wins: Mapped[float] = mapped_column(Float)
     win_rate: Mapped[float] = mapped_column(Float)

@@ -124,7 +124,7 @@ def in_one_statement() -> Select[int]:
     return select(func.count()).select_from(room).add_cte(logged, game)
 
 
-SCORE_COLUMNS = ("round", "seat", "name", "penalty", "went_out")
+SCORE_COLUMNS = ("round", "seat", "name", "penalty", "went_out", "bot")
 
 
 def round_end_in_one_statement(seats: int) -> Select[int]:

@@ -31,6 +31,7 @@ _SEATS = select(
     PLAYERS.c.is_bot,
     PLAYERS.c.is_program,
     PLAYERS.c.practice,
+    PLAYERS.c.handed,
 ).where(PLAYERS.c.game_id == bindparam("b_id"))
 _NAMES = select(SCORES.c.seat, SCORES.c.name).where(SCORES.c.game_id == bindparam("b_id")).distinct()
 _SET_OUTCOME = (
@@ -62,7 +63,6 @@ def _upsert(dialect: str) -> Any:
     return statement.on_conflict_do_update(
         index_elements=[old.skeleton],
         set_={
-            "name": new.name,
             "games": games,
             "wins": wins,
             "win_rate": wins / cast(games, Float),
@@ -84,13 +84,15 @@ _UPSERTS = {dialect: _upsert(dialect) for dialect in ("sqlite", "postgresql")}
 
 def counted_seats(seats: list[Any], names: list[Any]) -> dict[int, str]:
     """seat -> skeleton of the seats that count (one per skeleton: the lowest seat, should two ever share
-    one)."""
+    one): a person's seat (not a bot's or a program's, not played for practice, not handed to a bot by the
+    host during the game), held by one name all game. A seat its person left of their own accord counts, and
+    so do the turns the server played for them while they were away: leaving never escapes a bad score."""
     held: dict[int, set[str]] = {}
     for seat, name in names:
         held.setdefault(seat, set()).add(name)
     counted: dict[int, str] = {}
-    for seat, name, skeleton, is_bot, is_program, practice in sorted(seats):
-        person = not (is_bot or is_program or practice)
+    for seat, name, skeleton, is_bot, is_program, practice, handed in sorted(seats):
+        person = not (is_bot or is_program or practice or handed)
         if person and skeleton and held.get(seat, {name}) == {name} and skeleton not in counted.values():
             counted[seat] = skeleton
     return counted

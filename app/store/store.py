@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, assert_never
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from app.engine import GameState
@@ -35,7 +35,7 @@ from . import chat, loading, writes
 from .chat import ChatBound, ChatRecord
 from .db import make_engine, sqlite_file
 from .dialect import Dialect
-from .errors import CodeTaken, StoreError, VersionConflict
+from .errors import CodeTaken, StoreError, VersionConflict, WriteRefused
 from .loading import AckRecord, LoadedTable, LoggedMove, ReplayedMove, Tail
 from .scheduling import scheduler_for
 
@@ -51,6 +51,7 @@ __all__ = [
     "StoreError",
     "Tail",
     "VersionConflict",
+    "WriteRefused",
 ]
 
 
@@ -126,7 +127,16 @@ class Store:
     async def commit(self, change: Change) -> int | None:
         """Make a table change durable: the room moves from ``change.from_version`` to its table's version
         in one transaction with what the change writes, or VersionConflict if another writer moved it
-        first. Returns the new game's id for a started game."""
+        first; WriteRefused when the database answered but refused the values. Returns the new game's id
+        for a started game."""
+        try:
+            return await self._commit(change)
+        except DBAPIError as exc:
+            if not _refused(exc):
+                raise
+            raise WriteRefused(str(exc.orig)) from exc
+
+    async def _commit(self, change: Change) -> int | None:
         write, code, version = change.write, change.table.code, change.table.version
         match write:
             case RecordMove():
@@ -155,3 +165,10 @@ class Store:
             await self._scheduler.record_move(row)
             return
         await self._scheduler.record_round_end(row, move)
+
+
+def _refused(exc: DBAPIError) -> bool:
+    """Whether the database answered and refused the values (SQLSTATE classes 22, data, and 23, integrity;
+    asyncpg's adapter raises a bare DBAPIError for both), rather than failing to answer."""
+    sqlstate = getattr(exc.orig, "sqlstate", None) or ""
+    return isinstance(exc, (DataError, IntegrityError)) or sqlstate[:2] in ("22", "23")

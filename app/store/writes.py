@@ -29,7 +29,7 @@ from app.table import (
     StartGame,
     Table,
 )
-from app.table.text import name_skeleton
+from app.table.text import name_key, name_skeleton
 
 from .errors import StoreError, VersionConflict
 from .models import GamePlayerRow, GameRow, RoomRow, RoundScoreRow, SeatRow
@@ -53,11 +53,6 @@ _MOVE_GAME = (
 )
 # The writes that change the room (and its seats) but no game.
 RoomWrite = AddSeat | ReplaceSeat | RemoveSeat | SetHost | SetLobby | Reopen
-
-
-def name_key(name: str) -> str:
-    """How names are matched in the history: trimmed, any letter case."""
-    return name.strip().casefold()
 
 
 def move_row(code: str, version: int, move: RecordMove, now: datetime) -> MoveRow:
@@ -107,6 +102,7 @@ async def record_round_end(conn: AsyncConnection, row: MoveRow, move: RecordMove
                     "name": s.name,
                     "penalty": s.penalty,
                     "went_out": s.went_out,
+                    "bot": s.bot,
                 }
                 for s in move.round_scores
             ],
@@ -154,6 +150,12 @@ async def change_room(session: AsyncSession, change: Change, write: RoomWrite) -
         case ReplaceSeat():  # a person who left passes the host role in the same write
             await _bump(session, code, version, host_seat=change.table.host_seat)
             await _replace_seat(session, code, write.seat)
+            if write.handed and change.table.game_id is not None:  # that game counts for nobody there
+                await session.execute(
+                    update(PLAYERS)
+                    .where(PLAYERS.c.game_id == change.table.game_id, PLAYERS.c.seat == write.seat.index)
+                    .values(handed=True)
+                )
         case _:
             assert_never(write)
 

@@ -22,6 +22,7 @@ class RoundScore:
     name: str
     penalty: int
     went_out: bool = False  # this seat went out first in the round
+    bot: bool = False  # a bot played the seat at the round's end (handed over, left, or a bot's seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +65,12 @@ class AddSeat:
 
 @dataclass(frozen=True, slots=True)
 class ReplaceSeat:
-    """Someone else sits at ``seat.index`` (a person handed to a bot, a bot's seat taken by a person)."""
+    """Someone else sits at ``seat.index`` (a person handed to a bot, a bot's seat taken by a person).
+    ``handed``: the host handed a person's seat to a bot during a game (that game then counts for nobody at
+    that seat; a person who leaves of their own accord is not ``handed``)."""
 
     seat: Seat
+    handed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

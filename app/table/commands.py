@@ -222,7 +222,8 @@ def hand_to_bot(table: Table, *, index: int, level: str, at: datetime) -> Change
     seat = Seat(
         index, old.name, True, level, None, former_token_hash=former, claim=old.claim if old.is_bot else None
     )
-    change = _next(table, ReplaceSeat(seat), at, seats=_with_seat(table, seat))
+    handed = not old.is_bot and table.status is RoomStatus.PLAYING
+    change = _next(table, ReplaceSeat(seat, handed=handed), at, seats=_with_seat(table, seat))
     return replace(change, seat_moves={index: None})
 
 
@@ -444,7 +445,7 @@ def play(
     before = table.game
     after, events = apply(before, seat, action)
     scores = tuple(
-        RoundScore(result.round, s, table.seats[s].name, penalty, went_out=result.went_out == s)
+        RoundScore(result.round, s, table.seats[s].name, penalty, result.went_out == s, table.seats[s].is_bot)
         for result in after.results[len(before.results) :]
         for s, penalty in enumerate(result.penalties)
     )

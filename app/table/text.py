@@ -29,6 +29,10 @@ _SMALL_LOOKALIKES = str.maketrans(
     "аαвьβсϲԁеһiıіιӏ|ǀјкκмηпоοσрρԛѕтτυνԝхχуγүيىكەھ", "aabbbccdehllllllljkkmnnoooppqsttuvwxxyyyییکهه", "\u0640"
 )
 _LOOKALIKE_PAIRS = (("rn", "m"), ("vv", "w"))  # two Latin letters that pass for one
+# The width of every column made from a name (``app.store.models``: the name, its key and its skeleton).
+# Folding can make a name longer ("ﬃ" is "ffi", "ß" is "ss", "ﷺ" is 18 letters), so a name is accepted only
+# when its folded forms fit too: a name that is accepted can always be stored.
+STORED_NAME_LENGTH = 64
 
 
 def clean_text(text: str, *, max_length: int, what: str, code: str = "bad_message") -> str:
@@ -50,9 +54,17 @@ def clean_text(text: str, *, max_length: int, what: str, code: str = "bad_messag
 def clean_name(name: str, *, max_length: int, code: str = "bad_request") -> str:
     """``clean_text`` for a player's name, which must not pass for a bot's ("Bot 2", "ｂｏｔ７", …)."""
     name = clean_text(name, max_length=max_length, what="name", code=code)
-    if _BOT_NAME.fullmatch(name_skeleton(name)):
+    skeleton = name_skeleton(name)
+    if _BOT_NAME.fullmatch(skeleton):
         raise Refusal(code, "that name is kept for bots; pick another")
+    if max(len(name), len(skeleton), len(name_key(name))) > STORED_NAME_LENGTH:
+        raise Refusal(code, "that name is too long once its letters are spelled out; pick another")
     return name
+
+
+def name_key(name: str) -> str:
+    """How names are matched in the history: trimmed, any letter case."""
+    return name.strip().casefold()
 
 
 def _visible(ch: str) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import gzip
 import shutil
 import subprocess
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -66,3 +68,23 @@ def test_comments_beside_code_or_in_strings_are_left_alone() -> None:
     assert without_comments(css, "css") == blanked
     block = "/**\n * Doc.\n */\nexport const x = 1; // ok\n"
     assert without_comments(block, "js") == "\n\n\nexport const x = 1; // ok\n"
+
+
+async def test_pages_and_files_are_served_from_the_index_made_once(
+    sqlite_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the client's files are indexed (on first use), no page nor file request walks static/: each
+    did, to notice an edit (1.7-3.1 ms of CPU a request, against 0.5 for /healthz)."""
+    versions = pages.client_versions()  # the index, as the first request of the process makes it
+    walks: list[str] = []
+    real_rglob = type(pages.STATIC_DIR).rglob
+
+    def counted(self: Path, pattern: str) -> Iterator[Path]:
+        walks.append(str(self))
+        return real_rglob(self, pattern)
+
+    monkeypatch.setattr(type(pages.STATIC_DIR), "rglob", counted)
+    for path in ("/", "/standings", f"/static/js/app.js?v={versions['js/app.js']}", "/static/css/app.css"):
+        for _ in range(3):
+            assert (await get(sqlite_server, path)).status_code == 200, path
+    assert walks == []

@@ -7,9 +7,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+from sqlalchemy import insert
 
 from app.engine import GameState, Options, action_from_dict, replay
 from app.store import Store
+from app.store.models import GamePlayerRow, GameRow, RoomRow
+from app.table.text import name_key, name_skeleton
 from tests.reads import load_game_state
 
 from .wsclient import Client, create_room
@@ -122,9 +125,10 @@ async def test_a_game_in_progress_reveals_nothing_hidden(server: str) -> None:
     assert len(game["scores"]) == 1, "only the ended round is on the sheet"
     assert game["winners"] == []
     assert "seed" not in game and "state" not in game
-    # The code of a table in play is given out by no public record (anyone could join or watch it).
-    mine = (await get(server, "/api/players/omid/games")).json()["items"]
-    assert game["room"] is None and [g["room"] for g in mine] == [None]
+    # The code of a table in play is given out by no public record (anyone could join or watch it), and a
+    # game being played is in nobody's history by name (anyone could follow a person's live games).
+    assert game["room"] is None
+    assert (await get(server, "/api/players/omid/games")).json()["items"] == []
     assert code not in (await get(server, f"/api/games/{game_id}")).text
 
     assert (await get(server, f"/api/games/{game_id}/rounds/1")).status_code == 200
@@ -136,25 +140,97 @@ async def test_a_game_in_progress_reveals_nothing_hidden(server: str) -> None:
     assert "seed" not in refused.text
 
 
-async def test_pagination_and_date_filters(server: str) -> None:
+async def seed_games(store: Store, name: str, finished: list[datetime], **seat: Any) -> list[str]:
+    """Finished games of ``name`` and a bot, written as the finishing move writes them; their public ids."""
     ids = []
-    for _ in range(3):
-        _code, game_id = await play_with_a_bot(server, "Nima", finish=False)
-        ids.append(game_id)
+    async with store.engine.begin() as conn:
+        code = f"S{len(name):02d}{int(finished[0].timestamp()) % 100000:05d}"
+        await conn.execute(
+            insert(RoomRow).values(
+                code=code, created_at=finished[0], status="finished", options={}, seat_count=2, version=1
+            )
+        )
+        for number, at in enumerate(finished, start=1):
+            public_id = f"{code.lower()}n{number:03d}"
+            game_id = (
+                await conn.execute(
+                    insert(GameRow)
+                    .values(
+                        public_id=public_id,
+                        room_code=code,
+                        number=number,
+                        options={},
+                        seed=number,
+                        players=[],
+                        status="finished" if seat.get("finished_at", at) else "playing",
+                        version=1,
+                        state={},
+                        created_at=at - timedelta(minutes=30),
+                        finished_at=at,
+                    )
+                    .returning(GameRow.id)
+                )
+            ).scalar_one()
+            for index, (who, bot) in enumerate(((name, False), ("Bot 2", True))):
+                values = {"total": 50, "won": index == 0, "counted": not bot, "finished_at": at, **seat}
+                values = {**values, "practice": seat.get("practice", False) and not bot}
+                await conn.execute(
+                    insert(GamePlayerRow).values(
+                        game_id=game_id,
+                        seat=index,
+                        name=who,
+                        name_key=name_key(who),
+                        skeleton=name_skeleton(who),
+                        is_bot=bot,
+                        **values,
+                    )
+                )
+            ids.append(public_id)
+    return ids
+
+
+async def test_a_players_games_newest_first_by_page_by_cursor_and_by_date(server: str, store: Store) -> None:
+    """Finished games only (one being played and one whose seat played for practice are left out), the last
+    finished first; offsets, and the ``next`` cursor through games that finished at the same instant."""
+    t = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    times = [
+        t,
+        t + timedelta(hours=1),
+        t + timedelta(hours=1),
+        t + timedelta(hours=1),
+        t + timedelta(hours=2),
+    ]
+    ids = await seed_games(store, "Nima", times)
+    await seed_games(store, "Nima", [t + timedelta(hours=3)], practice=True)
+    await seed_games(store, "NIMA", [t + timedelta(hours=4)], finished_at=None)  # being played
+    newest = [ids[4], ids[3], ids[2], ids[1], ids[0]]  # the same finish time: the later game first
+
     first = (await get(server, "/api/players/Nima/games", limit=2)).json()
     second = (await get(server, "/api/players/Nima/games", limit=2, offset=2)).json()
-    assert first["total"] == second["total"] == 3
-    assert [g["id"] for g in first["items"] + second["items"]] == ids[::-1], "newest first"
+    assert first["total"] == second["total"] == 5
+    assert [g["id"] for g in first["items"] + second["items"]] == newest[:4]
     assert first["limit"] == 2 and second["offset"] == 2
+    assert all(g["status"] == "finished" for g in first["items"])
+    walked, after = [], None
+    while True:
+        page = await get(server, "/api/players/nima/games", limit=2, **({"after": after} if after else {}))
+        body = page.json()
+        walked += [g["id"] for g in body["items"]]
+        after = body["next"]
+        if after is None:
+            break
+    assert walked == newest, "the cursor walks every game once, in order, ties included"
 
-    future = (datetime.now(UTC) + timedelta(days=1)).isoformat()
-    past = (datetime.now(UTC) - timedelta(days=1)).isoformat()
-    assert (await get(server, "/api/players/Nima/games", since=future)).json()["total"] == 0
-    assert (await get(server, "/api/players/Nima/games", since=past)).json()["total"] == 3
-    assert (await get(server, "/api/players/Nima/games", until=past)).json()["total"] == 0
+    window = {"since": (t + timedelta(minutes=30)).isoformat(), "until": (t + timedelta(hours=2)).isoformat()}
+    assert [g["id"] for g in (await get(server, "/api/players/Nima/games", **window)).json()["items"]] == (
+        newest[1:4]
+    ), "since and until filter on the finish time"
 
-    assert (await get(server, "/api/players/Nima/games", limit=0)).status_code == 422
-    assert (await get(server, "/api/players/Nima/games", limit=101)).status_code == 422
+    slashed = await seed_games(store, "AC/DC", [t])
+    assert [g["id"] for g in (await get(server, "/api/players/AC%2FDC/games")).json()["items"]] == slashed
+
+    for bad in ({"limit": 0}, {"limit": 101}, {"after": "x"}, {"after": "1." + "a" * 40}):
+        assert (await get(server, "/api/players/Nima/games", **bad)).status_code == 422, bad
 
 
 async def test_games_are_known_by_a_random_public_id_and_never_by_their_number(server: str) -> None:
@@ -186,6 +262,7 @@ async def test_unknown_ids_are_404_with_a_code(server: str) -> None:
         "total": 0,
         "limit": 20,
         "offset": 0,
+        "next": None,
     }
     assert (await get(server, "/api/games/1/rounds/12")).status_code == 422
 

@@ -3,6 +3,7 @@ page, keeps the shell for offline, follows a new deploy), and what it shows offl
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import struct
 from collections.abc import Iterator
@@ -11,6 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from tests.server_process import free_port
 
 from .conftest import ROOT, screenshot, serving
 
@@ -189,25 +192,44 @@ def kept(page: Any, url: str) -> bool:
     return bool(page.evaluate("async (url) => !!(await caches.match(url))", url))
 
 
+class Deployment:
+    """A server running from a copy of the project's code and client, so that a test can deploy a change to
+    a client file: change a file under ``static``, then ``deploy()`` restarts the server on the same address
+    and database (a server indexes the client's files once, as it starts)."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp, self.tree = tmp, tmp / "tree"
+        self.tree.mkdir()
+        for folder in ("app", "static"):
+            skip = shutil.ignore_patterns("__pycache__", "swagger-ui-*")  # the API page's (lit-html)
+            shutil.copytree(ROOT / folder, self.tree / folder, ignore=skip)
+        for name in ("migrations", "docs", "alembic.ini"):
+            (self.tree / name).symlink_to(ROOT / name)
+        self.static = self.tree / "static"
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self._running = contextlib.ExitStack()
+
+    def deploy(self) -> None:
+        self._running.close()
+        self._running.enter_context(serving(self.tmp, self.tree, self.port, PYTHONPATH=str(self.tree)))
+
+    def stop(self) -> None:
+        self._running.close()
+
+
 @pytest.fixture
-def deployable(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A server running from a copy of the project's code and client (so that a test can deploy a change to
-    a client file): its base URL and its static/ folder."""
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    for folder in ("app", "static"):
-        skip = shutil.ignore_patterns("__pycache__", "swagger-ui-*")  # the API page's (lit-html: the client)
-        shutil.copytree(ROOT / folder, tree / folder, ignore=skip)
-    for name in ("migrations", "docs", "alembic.ini"):
-        (tree / name).symlink_to(ROOT / name)
-    with serving(tmp_path, tree, PYTHONPATH=str(tree)) as base:
-        yield base, tree / "static"
+def deployable(tmp_path: Path) -> Iterator[Deployment]:
+    deployment = Deployment(tmp_path)
+    deployment.deploy()
+    try:
+        yield deployment
+    finally:
+        deployment.stop()
 
 
-def test_a_new_deploy_is_picked_up_and_older_caches_dropped(
-    new_page: Any, deployable: tuple[str, Path]
-) -> None:
-    base, static = deployable
+def test_a_new_deploy_is_picked_up_and_older_caches_dropped(new_page: Any, deployable: Deployment) -> None:
+    base, static = deployable.base, deployable.static
     page = new_page(service_workers="allow")
     page.goto(f"{base}/")
     controlled(page)
@@ -217,6 +239,7 @@ def test_a_new_deploy_is_picked_up_and_older_caches_dropped(
     for deploy in (1, 2):  # each deploy: one client file changes
         with (static / "js" / "html.js").open("a") as out:
             out.write(f"\n// deploy {deploy}\n")
+        deployable.deploy()
         page.reload()  # a navigation: the browser checks the worker's script, finds it changed
         caches = page.evaluate(SETTLED, [2, first if deploy == 2 else ""])
         page.reload()  # the page of the new build (from the network, or the new worker's cache)
@@ -234,3 +257,33 @@ def test_a_new_deploy_is_picked_up_and_older_caches_dropped(
     page.reload()
     page.wait_for_selector("[data-testid=create-name]")
     assert page.get_attribute(DOM, "href") == doms[-1]
+
+
+# The page paths the worker keeps (not the home page, not the client's files), in the order they were put.
+KEPT_PAGES = """async () => {
+  const names = (await caches.keys()).filter((name) => name.startsWith('tt-'));
+  const cache = await caches.open(names[names.length - 1]);
+  return (await cache.keys()).map((r) => new URL(r.url).pathname)
+    .filter((path) => path !== '/' && !path.startsWith('/static/'));
+}"""
+
+
+def test_the_worker_keeps_only_the_last_pages_visited(new_page: Any, server: str) -> None:
+    """Each distinct page visited was kept for offline and never dropped within a build (issue 39): the
+    worker now keeps the 12 visited last, and the home page (every page's shell offline)."""
+    page = new_page(*PHONE, service_workers="allow")
+    page.goto(f"{server}/")
+    controlled(page)
+    visited = [f"/standings/player{n:02d}" for n in range(1, 16)]
+    for path in visited:
+        page.goto(f"{server}{path}")
+        page.wait_for_selector("#main h1, #main .error")
+        # Each copy is kept after the page's answer; wait for it so the order is the visits' order.
+        page.wait_for_function(f"async () => ({KEPT_PAGES})().then((kept) => kept.includes('{path}'))")
+    assert page.evaluate(KEPT_PAGES) == visited[-12:]
+    assert page.evaluate("async () => !!(await caches.match('/'))"), "the home page stays"
+    page.goto(f"{server}{visited[0]}")  # a dropped page comes from the network again, and is kept again
+    page.wait_for_function(
+        f"async () => ({KEPT_PAGES})().then((kept) => kept.length === 12 && kept.at(-1) === '{visited[0]}')"
+    )
+    assert page.evaluate(KEPT_PAGES) == [*visited[-11:], visited[0]]

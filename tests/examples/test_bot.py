@@ -94,5 +94,7 @@ async def test_the_example_bot_plays_a_whole_game_and_resumes_after_a_drop(tmp_p
     assert game["round"] == 11 and len(game["scores"]) == 11 and game["seat"] == 2
     assert final["room"]["seats"][2]["program"] is True, "the table shows the bot's seat as a program"
     assert (record["status"], record["rounds_played"]) == ("finished", 11)
-    assert record["players"][2] == {"seat": 2, "name": "Robo", "bot": False}
+    robo = record["players"][2]
+    assert (robo["seat"], robo["name"], robo["bot"], robo["counted"]) == (2, "Robo", False, False), robo
+    assert robo["holders"] == [{"from_round": 1, "name": "Robo", "bot": False}]  # a program, not the server's
     assert "Traceback" not in log.read_text(), log.read_text()[-3000:]

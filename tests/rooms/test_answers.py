@@ -23,6 +23,9 @@ TERMS = Terms(chat_max_length=20, max_name_length=12, round_break=timedelta(seco
 HOST = Asker(0, "h", socket=1, address="10.0.0.1")
 GUEST = Asker(2, "g", socket=2, address="10.0.0.2")
 SPECTATOR = Asker(None, None, socket=7, address="10.0.0.7")
+SHARED = Terms(
+    TERMS.chat_max_length, TERMS.max_name_length, TERMS.round_break, shared=True
+)  # several processes
 
 
 def lobby_table() -> Table:
@@ -281,3 +284,37 @@ def test_a_rest_join_takes_the_next_open_seat_or_asks_for_a_bots() -> None:
     assert asking.budget == ("10.0.0.3", "a")
     request = asking.make(table)
     assert request is not None and request.table.seats[1].claim is not None
+
+
+def renumbered() -> tuple[Table, Table]:
+    """A lobby of Host ("h", seat 0), Guest ("g", 1) and Kian ("k", 2); then Kian hosts and Host's seat is
+    removed, so Guest is seat 0 and Kian, the host, seat 1: a socket that read Guest's seat before holds 1."""
+    table = c.new_table(
+        code="ABCD2345", host="Host", token_hash="h", bots=[], seat_count=3, options={}, now=T0
+    )
+    table = c.seat_person(table, name="Guest", token_hash="g", at=T0).table
+    before = c.seat_person(table, name="Kian", token_hash="k", at=T0).table
+    moved = c.make_host(before, index=2, at=T0).table
+    removed = c.remove_seat(moved, index=0, at=T0)
+    assert removed is not None and removed.table.host_seat == 1 and removed.table.seats[0].name == "Guest"
+    return before, removed.table
+
+
+def test_practice_and_the_host_check_go_by_the_token_on_the_table_tried() -> None:
+    """The index a socket read can be stale by the time the change is made (another process renumbered the
+    seats): practice went to the seat at that index, someone else's, and a guest whose old index was now
+    the host's passed as host once (issue 39). Both now look the seat up by token on the table tried."""
+    before, after = renumbered()
+    guest = Asker(1, "g", socket=3, address="10.0.0.3")  # Guest's index on ``before``
+    made = answer(before, {"type": "practice", "on": True}, guest)
+    assert isinstance(made, Stored)
+    change = made.make(after)
+    assert change is not None
+    assert [s.practice for s in change.table.seats] == [True, False], "Guest's own seat, not Kian's"
+    lobby = answer(before, {"type": "add_bot", "level": "easy"}, Asker(1, "g", socket=3), terms=SHARED)
+    assert isinstance(lobby, Stored)
+    with pytest.raises(Refusal) as refusal:
+        lobby.make(after)  # seat 1 hosts now, but it is Kian's
+    assert refusal.value.code == "not_host"
+    kian = answer(after, {"type": "add_bot", "level": "easy"}, Asker(1, "k", socket=4), terms=SHARED)
+    assert isinstance(kian, Stored) and kian.make(after) is not None, "the host by token still hosts"

@@ -13,6 +13,8 @@ import pytest
 from app.api import history as history_routes
 from app.api.record_cache import RecordCache
 from tests.api.test_history import play_with_a_bot
+from tests.api.wsclient import running_server, server_settings
+from tests.conftest import at_head
 
 from .conftest import LiveServer
 
@@ -70,3 +72,17 @@ async def test_callers_asking_at_once_share_one_build() -> None:
     bodies = await asyncio.gather(*(cache.get_or_build(("replay", "g"), build) for _ in range(5)))
     assert bodies == [b"{}"] * 5 and len(builds) == 1
     assert await cache.get_or_build(("replay", "g"), build) == b"{}" and len(builds) == 1
+
+
+async def test_every_read_by_name_spends_one_budget_per_address(sqlite_url: str, sqlite_at_head: Any) -> None:
+    """A player's games and a player's record share one per-address budget (MAX_STANDINGS_PER_MINUTE,
+    bursts of a third of it): the games by name had none, and one client could keep the server busy."""
+    settings = server_settings(at_head(sqlite_url, sqlite_at_head), max_standings_per_minute=6)
+    with running_server(settings) as base:
+        async with httpx.AsyncClient(base_url=base) as http:
+            answers = [(await http.get("/api/players/Sara/games")).status_code for _ in range(2)]
+            record = await http.get("/api/players/Sara")
+            games = await http.get("/api/players/Sara/games")
+    assert answers == [200, 200], answers  # a burst of 2 (6 a minute)
+    assert record.status_code == 429 and record.json()["code"] == "rate_limited"
+    assert games.status_code == 429 and games.json()["code"] == "rate_limited"

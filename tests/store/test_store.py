@@ -29,6 +29,7 @@ from app.store import (
     ReplayedMove,
     Store,
     VersionConflict,
+    WriteRefused,
     normalize_url,
     run_migrations,
 )
@@ -168,7 +169,8 @@ async def test_game_actions_and_scores_commit_together(store: Store) -> None:
         move, write=replace(move.write, round_scores=(RoundScore(1, 0, "Sara", 0), RoundScore(1, 1, "B", 12)))
     )
     await store.commit(scored)
-    # The same client id again is refused by the database itself, and nothing of it is written.
+    # The same client id again is refused by the database itself (the store says so: WriteRefused, not a
+    # database that is away), and nothing of it is written.
     assert move.table.game is not None
     again = commands.play(
         move.table,
@@ -177,8 +179,9 @@ async def test_game_actions_and_scores_commit_together(store: Store) -> None:
         at=NOW,
         client_id="c-1",
     )
-    with pytest.raises(IntegrityError):
+    with pytest.raises(WriteRefused) as refused:
         await store.commit(again)
+    assert isinstance(refused.value.__cause__, IntegrityError)
     loaded = await store.load_table("GAME2345")
     assert loaded is not None and loaded.table.game is not None
     assert (loaded.table.status, loaded.table.version) == ("playing", 3)
@@ -334,7 +337,7 @@ async def test_sqlite_commits_queued_moves_together_and_fails_only_the_bad_one(
         )
         assert results[:-2] == [None] * 8
         assert isinstance(results[-2], VersionConflict)
-        assert isinstance(results[-1], IntegrityError)
+        assert isinstance(results[-1], WriteRefused) and isinstance(results[-1].__cause__, IntegrityError)
         assert len(commits) == 1  # the ten queued together: one transaction; the failing ones rolled back
         for table, game_id in games:
             loaded = await store.load_table(table.code)

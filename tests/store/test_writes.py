@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from app.engine import Discard, Draw
-from app.store import Store, VersionConflict, run_migrations
+from app.store import Store, VersionConflict, WriteRefused, run_migrations
 from app.store.models import Base
 from app.table import Change, FinalTotal, Reopen, RoomStatus, RoundScore, Table, Write, commands
 from app.table.commands import new_table
@@ -222,3 +222,27 @@ def test_the_dialect_is_named_by_the_url() -> None:
     assert Dialect.of("postgres://u@h/db") is Dialect.POSTGRESQL
     with pytest.raises(ValueError, match="unsupported database 'mysql'"):
         Dialect.of("mysql://u@h/db")
+
+
+@pytest.mark.postgres
+async def test_a_refused_write_is_told_apart_from_a_database_that_is_away() -> None:
+    """PostgreSQL refuses a value longer than its column. The store says so (WriteRefused), and the room
+    then answers ``internal_error`` rather than "the database did not answer". Names never get this far:
+    ``clean_name`` refuses a name whose folded forms would not fit (tests/api/test_long_names.py)."""
+    async with fresh_pg_database() as url:
+        await run_migrations(url)
+        store = Store(url)
+        try:
+            table = new_table(
+                code="LONG2345", host="Sara", token_hash="a" * 64, bots=[], seat_count=2, options={}, now=NOW
+            )
+            await store.create_room(table, now=NOW)
+            # Past the door's check: 22 "ﬃ" ligatures fold to 66 letters, two more than the columns hold.
+            table = await _commit(
+                store, commands.seat_person(table, name="\ufb03" * 22, token_hash="b" * 64, at=NOW)
+            )
+            with pytest.raises(WriteRefused):
+                await store.commit(commands.start_game(table, seed=3, public_id="long0003", at=NOW))
+            assert await store.version_of(table.code) == table.version  # nothing of it was written
+        finally:
+            await store.close()
