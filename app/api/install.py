@@ -72,7 +72,7 @@ def manifest(lang: str) -> dict[str, Any]:
     }
 
 
-@router.get("/manifest.{lang}.webmanifest", include_in_schema=False)
+@pages.page("/manifest.{lang}.webmanifest", router)
 async def web_app_manifest(lang: str) -> Response:
     if lang not in NAMES:
         return JSONResponse({"code": "not_found", "message": "No manifest in that language."}, 404)
@@ -103,7 +103,7 @@ def service_worker_source() -> str:
     return source.replace(_SW_TEMPLATE, filled, 1)
 
 
-@router.get("/sw.js", include_in_schema=False)
+@pages.page("/sw.js", router)
 async def service_worker() -> Response:
     """The worker, at the root so that its scope is every page (no Service-Worker-Allowed needed)."""
     if not (pages.STATIC_DIR / "sw.js").is_file():

@@ -9,6 +9,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -21,6 +22,12 @@ from .security_headers import csp_allowing_script
 
 STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
 router = APIRouter()
+
+
+def page(path: str, on: APIRouter = router) -> Callable[[Any], Any]:
+    """A route (on ``on``) for a page or a file the browser asks for: GET, and HEAD (uptime checks, link
+    previews; FastAPI's routes answer HEAD with 405 unless told)."""
+    return on.api_route(path, methods=["GET", "HEAD"], include_in_schema=False)
 
 _PLACEHOLDER = (
     "<!doctype html><title>Three Thirteen</title><p>The client is not installed (static/index.html)."
@@ -260,39 +267,39 @@ class ClientFiles(StaticFiles):
         return response
 
 
-@router.get("/", include_in_schema=False)
+@page("/")
 async def home() -> Response:
     return _index("home")
 
 
-@router.get("/r/{code}", include_in_schema=False)
+@page("/r/{code}")
 async def room_page(code: str) -> Response:
     return _index("room", room=code)
 
 
-@router.get("/r/{code}/history", include_in_schema=False)
+@page("/r/{code}/history")
 async def room_history_page(code: str) -> Response:
     return _index("history")
 
 
-@router.get("/r/{code}/replay/{game_id}", include_in_schema=False)
+@page("/r/{code}/replay/{game_id}")
 async def replay_page(code: str, game_id: str) -> Response:
     return _index("replay")
 
 
-@router.get("/games/{game_id}", include_in_schema=False)
+@page("/games/{game_id}")
 async def game_replay_page(game_id: str) -> Response:
     """A finished game's replay by its public id alone (the standings name games, never their table)."""
     return _index("replay")
 
 
-@router.get("/standings", include_in_schema=False)
+@page("/standings")
 async def standings_page() -> Response:
     return _index("standings")
 
 
 # ``path``: a name may hold a "/" (sent as %2F, which the router sees decoded).
-@router.get("/standings/{name:path}", include_in_schema=False)
+@page("/standings/{name:path}")
 async def player_standings_page(name: str) -> Response:
     return _index("standings")
 

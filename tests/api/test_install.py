@@ -98,3 +98,23 @@ def test_the_worker_asks_for_a_rooms_info_as_the_servers_room_pages_do() -> None
     carry (the same request the client makes, so it is used, not made twice)."""
     source = (pages.STATIC_DIR / "sw.js").read_text(encoding="utf-8")
     assert pages._room_preload("ABCDE").replace("ABCDE", "${room[1].toUpperCase()}") in source
+
+
+async def test_pages_and_the_worker_answer_head_as_they_answer_get(sqlite_server: str) -> None:
+    """Issue 37, item 6: ``HEAD /sw.js`` answered 405 (as did every page: FastAPI's routes take GET only),
+    so an uptime check or a link preview asking for HEAD saw the site as broken."""
+    async with httpx.AsyncClient(base_url=sqlite_server) as http:
+        code = (await http.post("/api/rooms", json={"name": "Ann"})).json()["code"]
+        for path in (
+            "/",
+            f"/r/{code}",
+            f"/r/{code}/history",
+            "/standings",
+            "/standings/Sara",
+            "/sw.js",
+            "/manifest.fa.webmanifest",
+            "/games/abcdefghijkm",
+        ):
+            got, head = await http.get(path), await http.head(path)
+            assert (head.status_code, got.status_code) == (200, 200), path
+            assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"], path

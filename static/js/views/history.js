@@ -3,7 +3,7 @@
 // fetched and which pages it shows are the page's part of it (``ctx.page``, changed by ``actions.setPage``).
 import * as api from '../api.js';
 import { html, nothing } from '../html.js';
-import { lang, num, t } from '../i18n.js';
+import { errorText, lang, num, t } from '../i18n.js';
 import { decimal } from '../figures.js';
 import { botIcon, displayName } from './faces.js';
 import { playerLink } from './standings-links.js';
@@ -33,7 +33,7 @@ async function load(ctx, actions, ask = {}) {
     ]);
     found = { games, board, error: null };
   } catch (err) {
-    found = { error: err.status === 404 ? t('err_not_found') : err.code === 'offline' ? t('err_offline') : t('error', { message: err.message || err.code }) };
+    found = { error: err.status === 404 ? t('err_not_found') : errorText(err) };
   }
   if (ctx.route === route) actions.setPage({ ...found, loading: false });
 }
@@ -75,13 +75,16 @@ function gameRow(game, actions) {
     : ended ? nothing : html`<span class="hint">${t('replay_after')}</span>`}</div></li>`;
 }
 
+/** The series' first row wears the crown once it has a win. */
+const crowned = (board, i) => board.offset + i === 0 && board.items[i].wins > 0;
+
 function leaderboardTable(board, actions) {
   if (!board.items.length) return html`<p class="hint" data-testid="no-leaders">${t('no_leaders')}</p>`;
   return html`<div class="sheet-wrap"><table class="score-sheet leaderboard" data-testid="leaderboard"><thead><tr><th
     scope="col">#</th><th scope="col" class="start">${t('col_player')}</th><th scope="col">${t('col_games')}</th><th
     scope="col">${t('col_wins')}</th><th scope="col">${t('col_avg')}</th></tr></thead><tbody>${board.items.map((row, i) => html`<tr
-    class=${board.offset + i === 0 ? 'leader' : nothing}><td>${num(board.offset + i + 1)}</td><th scope="row" class="start">${
-    board.offset + i === 0 ? html`<span class="crown" aria-hidden="true">♛ </span>` : nothing}${playerLink(row.name, actions)}</th><td>${
+    class=${crowned(board, i) ? 'leader' : nothing}><td>${num(board.offset + i + 1)}</td><th scope="row" class="start">${
+    crowned(board, i) ? html`<span class="crown" aria-hidden="true">♛ </span>` : nothing}${playerLink(row.name, actions)}</th><td>${
     num(row.games)}</td><td>${decimal(row.wins, 2)}</td><td>${decimal(row.average_total, 1)}</td></tr>`)}</tbody></table></div>`;
 }
 

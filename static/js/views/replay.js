@@ -6,7 +6,7 @@ import * as api from '../api.js';
 import { cardShort } from '../cards.js';
 import { html, nothing, render, svg } from '../html.js';
 import { live } from '../html-directives.js';
-import { num, t } from '../i18n.js';
+import { errorText, num, t } from '../i18n.js';
 import { ReplayPlayer } from '../replay.js';
 import { formatDate } from './history.js';
 import { STANDINGS_PATH } from './standings-links.js';
@@ -38,7 +38,7 @@ async function load(ctx, gameId, actions) {
   } catch (err) {
     if (view.gameId !== gameId) return;
     view.error = err.code === 'game_not_finished' ? t('replay_unavailable')
-      : err.status === 404 ? t('err_game_not_found') : err.code === 'offline' ? t('err_offline') : t('error', { message: err.message || err.code });
+      : err.status === 404 ? t('err_game_not_found') : errorText(err);
   }
   if (isShown(ctx, gameId)) actions.rerender();
 }

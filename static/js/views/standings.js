@@ -5,7 +5,7 @@
 // a render while a name is typed in the search (the board arriving, a language switch) leaves the field alone.
 import * as api from '../api.js';
 import { html, nothing, svg } from '../html.js';
-import { num, t } from '../i18n.js';
+import { errorText, num, t } from '../i18n.js';
 import { decimal, percent } from '../figures.js';
 import { formatDate } from './history.js';
 import { STANDINGS_PATH, gamePath, pageLink, playerLink, playerPath } from './standings-links.js';
@@ -14,20 +14,17 @@ import '../i18n-table.js';
 
 export const PAGE_SIZE = 10;
 // The boards, each with its REST query: players by a figure, or games by their final total.
+// ``crowned``: whether a board's first row has earned the crown (never a hall of shame's, nor a 'most wins'
+// leader without a win).
 const BOARDS = {
-  wins: { kind: 'players', by: 'wins' },
-  average: { kind: 'players', by: 'average' },
-  fame: { kind: 'games', order: 'best' },
-  shame: { kind: 'games', order: 'worst' },
+  wins: { kind: 'players', by: 'wins', crowned: (row) => row.wins > 0 },
+  average: { kind: 'players', by: 'average', crowned: () => true },
+  fame: { kind: 'games', order: 'best', crowned: () => true },
+  shame: { kind: 'games', order: 'worst', crowned: () => false },
 };
 
 /** The page's part of the state, as a fresh page starts it. */
 const pageOf = (ctx) => ({ board: 'wins', offset: 0, data: null, record: null, error: null, loading: false, missing: false, ...ctx.page });
-
-function errorWords(err) {
-  if (err.code === 'offline') return t('err_offline');
-  return t('error', { message: err.message || err.code });
-}
 
 /** Fetch the board ``board`` at ``offset`` (a newer ask, or another page, makes the answer stale). */
 async function loadBoard(ctx, actions, board, offset) {
@@ -40,7 +37,7 @@ async function loadBoard(ctx, actions, board, offset) {
       : await api.gamesBoard(query.order, PAGE_SIZE, offset);
     if (!stale()) actions.setPage({ data, error: null, loading: false });
   } catch (err) {
-    if (!stale()) actions.setPage({ error: errorWords(err), loading: false });
+    if (!stale()) actions.setPage({ error: errorText(err), loading: false });
   }
 }
 
@@ -52,7 +49,7 @@ async function loadRecord(ctx, actions) {
   } catch (err) {
     if (ctx.route !== route) return;
     if (err.status === 404) actions.setPage({ missing: true });
-    else actions.setPage({ error: errorWords(err) });
+    else actions.setPage({ error: errorText(err) });
   }
 }
 
@@ -78,28 +75,31 @@ function pager(data, onOffset) {
     t('next_page')}<span class="flip" aria-hidden="true"> ›</span></button></nav>`;
 }
 
-function rank(data, i) {
-  return html`<td class="rank">${data.offset + i === 0 ? html`<span class="crown" aria-hidden="true">♛ </span>` : nothing}${
+/** Whether row ``i`` of a page of ``board`` is the board's first and has earned the crown. */
+const crowned = (board, data, i) => data.offset + i === 0 && BOARDS[board].crowned(data.items[i]);
+
+function rank(board, data, i) {
+  return html`<td class="rank">${crowned(board, data, i) ? html`<span class="crown" aria-hidden="true">♛ </span>` : nothing}${
     num(data.offset + i + 1)}</td>`;
 }
 
-const leader = (data, i) => (data.offset + i === 0 ? 'leader' : nothing);
+const leader = (board, data, i) => (crowned(board, data, i) ? 'leader' : nothing);
 
-function playersTable(data, actions) {
+function playersTable(board, data, actions) {
   return html`<table class="score-sheet leaderboard standings-board" data-testid="players-board"><thead><tr><th scope="col">#</th><th
     scope="col" class="start">${t('col_player')}</th><th scope="col">${t('col_games')}</th><th scope="col">${t('col_wins')}</th><th
     scope="col" class="wide-only">${t('col_win_rate')}</th><th scope="col">${t('col_average')}</th></tr></thead><tbody>${
-    data.items.map((row, i) => html`<tr class=${leader(data, i)} data-testid="board-row">${rank(data, i)}<th scope="row" class="start">${
-    playerLink(row.name, actions)}</th><td>${num(row.games)}</td><td data-testid="cell-wins">${decimal(row.wins, 2)}</td><td
+    data.items.map((row, i) => html`<tr class=${leader(board, data, i)} data-testid="board-row">${rank(board, data, i)}<th scope="row"
+    class="start">${playerLink(row.name, actions)}</th><td>${num(row.games)}</td><td data-testid="cell-wins">${decimal(row.wins, 2)}</td><td
     class="wide-only">${percent(row.win_rate)}</td><td data-testid="cell-average">${decimal(row.average_total, 1)}</td></tr>`)}</tbody></table>`;
 }
 
-function gamesTable(data, actions) {
+function gamesTable(board, data, actions) {
   return html`<table class="score-sheet leaderboard standings-board" data-testid="games-board"><thead><tr><th scope="col">#</th><th
     scope="col" class="start">${t('col_player')}</th><th scope="col">${t('col_total')}</th><th scope="col" class="wide-only">${
     t('col_when')}</th><th scope="col"><span class="sr-only">${t('watch_replay')}</span></th></tr></thead><tbody>${
-    data.items.map((row, i) => html`<tr class=${leader(data, i)} data-testid="board-row">${rank(data, i)}<th scope="row" class="start">${
-    playerLink(row.name, actions)}<span class="sub">${t('place_of', { place: row.place, n: row.players })}</span></th><td
+    data.items.map((row, i) => html`<tr class=${leader(board, data, i)} data-testid="board-row">${rank(board, data, i)}<th scope="row"
+    class="start">${playerLink(row.name, actions)}<span class="sub">${t('place_of', { place: row.place, n: row.players })}</span></th><td
     data-testid="cell-total">${num(row.total)}</td><td class="when wide-only"><time datetime=${row.finished_at}>${
     formatDate(row.finished_at)}</time></td><td>${replayLink(row.game, actions)}</td></tr>`)}</tbody></table>`;
 }
@@ -144,7 +144,8 @@ function boardsPage(ctx, actions) {
   else if (!view.data) body = html`<p class="loading" role="status">${t('loading')}</p>`;
   else if (!view.data.items.length) body = html`<p class="hint" data-testid="no-records">${t('no_records')}</p>`;
   else {
-    const table = BOARDS[view.board].kind === 'players' ? playersTable(view.data, actions) : gamesTable(view.data, actions);
+    const table = BOARDS[view.board].kind === 'players'
+      ? playersTable(view.board, view.data, actions) : gamesTable(view.board, view.data, actions);
     body = html`<div class="sheet-wrap">${table}</div>${pager(view.data, turnTo)}`;
   }
   return html`<div class="standings" data-testid="standings" data-board=${view.board} data-offset=${view.data?.offset ?? nothing}
