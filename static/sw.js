@@ -7,7 +7,8 @@
 //    kept for the next time;
 //  - a room's info (GET /api/rooms/CODE, never kept): asked for by the worker itself the moment it is asked for
 //    the room's page; the page's own request for it (its preload, once the page is parsed) gets that answer,
-//    once, rather than waiting a round trip of its own. Any other request of it goes to the network;
+//    once, rather than waiting a round trip of its own. A read that asks for a fresh answer (cache: 'no-store',
+//    a history page's look at the table), and any request after 10 s, go to the network;
 //  - everything else (the rest of the API, the WebSocket, /healthz, /readyz, /metrics, /docs): never touched.
 // A new deploy changes this script (new hashes), so browsers install the new worker; it takes over at once,
 // and drops the caches of older builds (but the last: see activate). A kept page always names files of the
@@ -61,7 +62,7 @@ self.addEventListener('fetch', (event) => {
   } else if (request.mode === 'navigate' && PAGES.test(url.pathname)) {
     askRoomInfo(url.pathname);
     event.respondWith(networkFirst(event, url));
-  } else if (early.has(url.pathname)) {
+  } else if (early.has(url.pathname) && request.cache !== 'no-store') { // (no-store: a read wanting it fresh)
     const asked = early.get(url.pathname);
     early.delete(url.pathname);
     if (Date.now() - asked.at < EARLY_FOR_MS) event.respondWith(asked.response.catch(() => fetch(request)));
@@ -126,22 +127,12 @@ async function fromNetworkOrKept(network, url) {
   const kept = await cache.match(url.pathname);
   if (kept) return kept;
   const home = await cache.match('/');
-  if (home) return asPage(home, url.pathname);
+  if (home) return home; // the same client: it reads the address (its boot script asks for a room's info)
   try {
     return await network;
   } catch {
     return offlinePage(url);
   }
-}
-
-/** The home page's copy, to open at ``path``: the client reads the address; a room's page also asks for the
- * room's info at once, as the server's own room pages do (app/api/pages.py, _room_preload). */
-async function asPage(home, path) {
-  const room = path.match(ROOM_PAGE);
-  if (!room) return home;
-  const preload = `<link rel="preload" href="/api/rooms/${room[1].toUpperCase()}" as="fetch" crossorigin="anonymous">`;
-  const html = (await home.text()).replace('</head>', `${preload}\n</head>`);
-  return new Response(html, { status: home.status, statusText: home.statusText, headers: home.headers });
 }
 
 /** Nothing kept and no network: say so, in both languages (no script; this build's stylesheet if kept). */

@@ -29,6 +29,7 @@ def page(path: str, on: APIRouter = router) -> Callable[[Any], Any]:
     previews; FastAPI's routes answer HEAD with 405 unless told)."""
     return on.api_route(path, methods=["GET", "HEAD"], include_in_schema=False)
 
+
 _PLACEHOLDER = (
     "<!doctype html><title>Three Thirteen</title><p>The client is not installed (static/index.html)."
 )
@@ -116,10 +117,9 @@ def _render_index(template: str, versions: dict[str, str], page: str = "home") -
     mapping = json.dumps(import_map, separators=(",", ":"))
     boot = boot_script()
     _page_cache["csp"] = csp_allowing_script(*(_sha256(script) for script in (mapping, boot) if script))
-    # The room's info first: on HTTP/1.1's six connections it would otherwise queue behind the modules.
-    head = [_ROOM_PRELOAD, f'<script type="importmap">{mapping}</script>', client_config_script()]
-    if boot:
-        head.append(f"<script>{boot}</script>")
+    # The boot script first: on a room's page it asks for the room's info at once (where it will be read).
+    head = [f"<script>{boot}</script>"] if boot else []
+    head += [f'<script type="importmap">{mapping}</script>', client_config_script()]
     modules = _eager_modules(versions, PAGE_VIEWS.get(page, ()))
     head += [f'<link rel="modulepreload" href="{url[path]}">' for path in modules]
     head.append(f'<script type="module" src="{url[_ENTRY]}"></script>')
@@ -127,18 +127,6 @@ def _render_index(template: str, versions: dict[str, str], page: str = "home") -
     if "css/app.css" in url:
         html = html.replace('href="/static/css/app.css"', f'href="{url["css/app.css"]}"')
     return html
-
-
-# Where a room page asks for the room's public info (the join form needs it) at once, alongside the modules,
-# rather than one round trip after them: the same request app.js's api.getRoom makes, so it is reused.
-_ROOM_PRELOAD = "<!--room-preload-->"
-_ROOM_CODE = re.compile(r"[A-Za-z0-9]{1,32}")
-
-
-def _room_preload(code: str) -> str:
-    if not _ROOM_CODE.fullmatch(code):
-        return ""
-    return f'<link rel="preload" href="/api/rooms/{code.upper()}" as="fetch" crossorigin="anonymous">'
 
 
 _page_cache: dict[str, object] = {}
@@ -170,10 +158,8 @@ def client_versions() -> dict[str, str]:
     return dict(versions) if isinstance(versions, dict) else _versions()
 
 
-def _index(page: str, status_code: int = 200, *, room: str | None = None) -> Response:
+def _index(page: str, status_code: int = 200) -> Response:
     html = _index_html(page)
-    if html is not None:
-        html = html.replace(_ROOM_PRELOAD, _room_preload(room) if room else "")
     # The page itself is always checked again: it names the current version of every file.
     headers = {"Cache-Control": "no-cache", "Content-Security-Policy": str(_page_cache.get("csp", ""))}
     if not headers["Content-Security-Policy"]:
@@ -274,7 +260,7 @@ async def home() -> Response:
 
 @page("/r/{code}")
 async def room_page(code: str) -> Response:
-    return _index("room", room=code)
+    return _index("room")
 
 
 @page("/r/{code}/history")

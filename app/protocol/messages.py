@@ -314,6 +314,9 @@ class Welcome(_Out):
     seat: int | None
     you_are_host: bool
     requested_seat: int | None = Only  # a spectator whose token asked for this bot's seat
+    # A spectator whose own seat a bot plays under their name (they left, or it was handed to a bot): they may
+    # take it back without the host (a ``request_seat`` without a name), from the next round.
+    former_seat: int | None = Only
     # The table's recent chat lines and reactions, oldest first, read from the store: only in the welcome
     # that answers a hello, when there is some.
     chat: list[ChatLine] | None = Only
@@ -432,6 +435,9 @@ class ReactionOut(_Out):
     type: Literal["reaction"] = "reaction"
     seat: int
     emoji: Reaction
+    # When it was made (as a chat line's ``at``): a page marks the chat read up to a time. Left out by a
+    # process of an older build during a rolling deploy.
+    at: str | None = Only
 
 
 class HintOut(_Out):

@@ -65,7 +65,7 @@ def answer(
     if isinstance(message, ChatIn):
         return talk.chat(table, message, asker, now=now, max_length=terms.chat_max_length)
     if isinstance(message, ReactIn):
-        return talk.react(message, asker)
+        return talk.react(message, asker, now=now)
     if isinstance(message, HintIn):
         return hints.of(table, asker.seat)
     if isinstance(message, RequestSeat | WithdrawRequest):

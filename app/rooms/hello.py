@@ -24,10 +24,12 @@ BAD_HELLOS = 5  # hellos with a token that is nothing here; then the socket is c
 
 @dataclass(frozen=True, slots=True)
 class Identity:
-    """What a token is at a table: its seat (None: it watches), and the seat it has asked for."""
+    """What a token is at a table: its seat (None: it watches), the seat it has asked for, and the bot's seat
+    that was its own (it may take it back without asking)."""
 
     seat: int | None
     requested: int | None = None
+    former: int | None = None
 
 
 SPECTATOR = Identity(None)
@@ -37,10 +39,11 @@ def identify(table: Table, token_hash: str) -> Identity | None:
     """The token's identity at ``table``; None for a token that is nothing there (a bad token)."""
     if (held := table.holder(token_hash)) is not None:
         return Identity(held.index)
+    former = table.former_of(token_hash)
     if (asked := table.claim_of(token_hash)) is not None:
-        return Identity(None, asked.index)
-    if table.former_of(token_hash) is not None:
-        return SPECTATOR
+        return Identity(None, asked.index, None if former is None else former.index)
+    if former is not None:
+        return Identity(None, former=former.index)
     return None
 
 
@@ -107,7 +110,12 @@ async def hello(room: Greeted, conn: Connection, hello: Hello) -> None:
     room.presence.join(conn, seat)
     host = seat is not None and seat == room.table.host_seat
     welcome = Welcome(
-        room=room.code, seat=seat, you_are_host=host, requested_seat=identity.requested, chat=chat or None
+        room=room.code,
+        seat=seat,
+        you_are_host=host,
+        requested_seat=identity.requested,
+        former_seat=identity.former,
+        chat=chat or None,
     )
     conn.send_text(room.round_moves.welcome_text(welcome, room.table))  # with the round's moves
     room.driver.kick()

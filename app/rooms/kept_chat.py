@@ -147,4 +147,5 @@ def record(said: ChatOut | ReactionOut, table: Table, *, now: datetime) -> ChatR
     it: the seat's name, the emoji) as the store keeps it."""
     if isinstance(said, ChatOut):
         return ChatRecord(said.seat, said.name, said.text, datetime.fromisoformat(said.at))
-    return ChatRecord(said.seat, table.seats[said.seat].name, said.emoji, now, reaction=True)
+    at = datetime.fromisoformat(said.at) if said.at else now
+    return ChatRecord(said.seat, table.seats[said.seat].name, said.emoji, at, reaction=True)

@@ -129,4 +129,6 @@ class Presence:
             if seat_now is not None:
                 self._away.pop(seat_now, None)
             host = seat_now is not None and seat_now == after.host_seat
-            conn.send(Welcome(room=after.code, seat=seat_now, you_are_host=host))
+            former = after.former_of(conn.token_hash) if seat_now is None else None
+            former_seat = None if former is None else former.index
+            conn.send(Welcome(room=after.code, seat=seat_now, you_are_host=host, former_seat=former_seat))

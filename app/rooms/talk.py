@@ -23,11 +23,11 @@ def chat_line(table: Table, seat: int | None, message: ChatIn, *, now: datetime,
     return ChatOut(seat=seat, name=table.seats[seat].name, text=text, at=iso(now))
 
 
-def reaction(seat: int | None, message: ReactIn) -> ReactionOut:
-    """A quick reaction from a seated person."""
+def reaction(seat: int | None, message: ReactIn, *, now: datetime) -> ReactionOut:
+    """A quick reaction from a seated person, at ``now`` (a page marks what it has read by the time)."""
     if seat is None:
         raise Refusal("not_seated", "only players at the table can react")
-    return ReactionOut(seat=seat, emoji=message.emoji)
+    return ReactionOut(seat=seat, emoji=message.emoji, at=iso(now))
 
 
 def hint(table: Table, seat: int | None) -> HintOut:
@@ -52,9 +52,9 @@ def chat(table: Table, message: ChatIn, asker: Asker, *, now: datetime, max_leng
     return Said("chat", line, limit=("chat", line.seat))
 
 
-def react(message: ReactIn, asker: Asker) -> Said:
+def react(message: ReactIn, asker: Asker, *, now: datetime) -> Said:
     """A quick reaction to everyone at the table, counted with the seat's chat lines."""
-    said = reaction(asker.seat, message)
+    said = reaction(asker.seat, message, now=now)
     return Said("reaction", said, limit=("chat", said.seat))
 
 

@@ -22,11 +22,11 @@ async function send(method, path, body, options = {}) {
   });
 }
 
-async function read(path) {
+async function read(path, options) {
   const patience = new AbortController();
   const timer = setTimeout(() => patience.abort(), READ_PATIENCE_MS);
   try {
-    return await send('GET', path, null, { signal: patience.signal });
+    return await send('GET', path, null, { ...options, signal: patience.signal });
   } catch {
     return send('GET', path, null, { cache: 'no-store' }); // GETs are safe to repeat
   } finally {
@@ -34,10 +34,10 @@ async function read(path) {
   }
 }
 
-async function request(method, path, body) {
+async function request(method, path, body, readOptions = {}) {
   let response;
   try {
-    response = await (method === 'GET' ? read(path) : send(method, path, body));
+    response = await (method === 'GET' ? read(path, readOptions) : send(method, path, body));
   } catch {
     throw new ApiError(0, navigator.onLine === false ? 'offline' : 'network', '');
   }
@@ -60,6 +60,9 @@ export const createRoom = (body) => request('POST', '/api/rooms', body);
 // moment the rules allow; the answer's token finds the request).
 export const joinRoom = (code, name, seat = null) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, seat === null ? { name } : { name, seat });
 export const getRoom = (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`);
+// The room as it is now, never an answer asked for earlier (a page's preload, the worker's early read): a look
+// at the table long after the page loaded.
+export const getRoomNow = (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`, null, { cache: 'no-store' });
 
 // Score history (REST): a table's games and leaderboard, a page at a time; a finished game's replay frames.
 const page = (limit, offset) => `limit=${Number(limit)}&offset=${Number(offset)}`;

@@ -10,7 +10,7 @@ import { change, createStore, initialState } from './state.js';
 import { savedToken, saveToken, setConfirmDiscards, setGrouping } from './storage.js';
 import { importOnce, onLoadFailure, prefetchViews, view } from './loader.js';
 import { drawing, dropView, els, renderAll, toast } from './render.js';
-import { connect, liveModules, loadLive, pauseTick, showJoin, wireRoom } from './room.js';
+import { connect, liveModules, loadLive, pauseTick, readAllChat, showJoin, wireRoom } from './room.js';
 import { applyLooks } from './views/settings.js';
 import './install.js';
 
@@ -175,7 +175,7 @@ const actions = {
   setChatOpen(open) {
     change((s) => {
       s.chatOpen = open;
-      s.chatSeen = s.chat.length;
+      readAllChat(s);
     });
   },
   setHostBoxOpen(open) {

@@ -4,6 +4,28 @@
 // first thing it does, so a page the parser has finished (module scripts run before DOMContentLoaded) that is
 // still unmarked did not start. It is loaded once more (the files that did come are in the cache); if that
 // fails too, a message says so in both languages, with a link to try again.
+//
+// First, on a room link's page opened by a browser with no seat there: the join form needs the room's public
+// info, so it is asked for now, alongside the modules (on HTTP/1.1's six connections it would otherwise queue
+// behind them), as a preload app.js's api.getRoom is handed. A browser with a seat (storage.js's token key)
+// opens the room's socket instead and never reads that answer: a preload then lay unread (the console warned
+// on every load), and a later read of the room (a history page's look at the table, minutes on) was handed
+// that stale answer (issue 37: a false "a new game has started").
+(() => {
+  const room = /^\/r\/([A-Za-z0-9]{1,32})\/?$/.exec(location.pathname);
+  if (!room) return;
+  const code = room[1].toUpperCase();
+  try {
+    if (localStorage.getItem(`tt.token.${code}`) !== null) return;
+  } catch { /* storage blocked: no seat can be kept either */ }
+  const link = document.createElement('link');
+  link.rel = 'preload';
+  link.as = 'fetch';
+  link.crossOrigin = 'anonymous';
+  link.href = `/api/rooms/${code}`;
+  document.head.append(link);
+})();
+
 (() => {
   const KEY = 'tt-boot-reloaded'; // this tab's last reload for a failed start: that page's address
   const started = () => 'app' in document.documentElement.dataset;

@@ -64,6 +64,10 @@ export const LEARN_STRINGS = {
     coach_thinking: 'The coach is thinking…',
     coach_wait: 'The coach helps on your turn.',
     coach_not_here: 'The coach works where the host turns hints on, or when your seat plays for practice (a switch in the lobby).',
+    coach_lobby_host: 'Your coach is on, but hints are off at this table: the coach will not work. Turn hints on before you start?',
+    coach_lobby_guest: 'Your coach is on, but hints are off at this table: the coach works only if the host turns them on, or if you play for practice (not counted in the standings).',
+    coach_hints_button: 'Turn hints on',
+    coach_practice_button: 'Play for practice',
     coach_done: 'You finished your first game: the coach is off now. You can turn it on again at the table.',
   },
   fa: {
@@ -125,6 +129,10 @@ export const LEARN_STRINGS = {
     coach_thinking: 'مربی در حال فکر کردن است…',
     coach_wait: 'مربی در نوبت شما کمک می‌کند.',
     coach_not_here: 'مربی جایی کار می‌کند که میزبان راهنمایی را روشن کند، یا وقتی جای شما تمرینی بازی می‌کند (کلیدی در لابی).',
+    coach_lobby_host: 'مربی شما روشن است، ولی راهنمایی در این میز خاموش است: مربی کار نمی‌کند. پیش از شروع، راهنمایی را روشن می‌کنید؟',
+    coach_lobby_guest: 'مربی شما روشن است، ولی راهنمایی در این میز خاموش است: مربی فقط وقتی کار می‌کند که میزبان آن را روشن کند، یا تمرینی بازی کنید (در رده‌بندی شمرده نمی‌شود).',
+    coach_hints_button: 'روشن کردن راهنمایی',
+    coach_practice_button: 'تمرینی بازی می‌کنم',
     coach_done: 'بازی اولتان تمام شد: مربی حالا خاموش است. می‌توانید سر میز دوباره روشنش کنید.',
   },
 };

@@ -50,6 +50,8 @@ const en = {
   opt_turn_timer_hint: 'Seconds per turn before a move is made for you. Off: no limit.',
   opt_hints: 'Hints',
   opt_hints_hint: 'A player may ask which discard leaves the fewest points.',
+  coach_hints_on: 'Hints are on, so the coach you asked for can help you at this table.',
+  coach_hints_off: 'With hints off, the coach you asked for will not work at this table (unless you play for practice).',
   hint: 'Hint',
   notify_label: 'Tell me when it is my turn (sound, vibration, notification)',
   hint_discard: 'Hint: throw {card} — {n} points stay unmelded.',
@@ -77,6 +79,7 @@ const en = {
   table_full_choice: 'This table has no open seat, but you can watch the game.',
   page_not_found: 'There is no page at this address.',
   game_started: 'The game has started: you can watch it.',
+  bot_seat_askable: 'A computer player has a seat here: watch, then press “Ask for this seat” on it to play in its place (the host decides).',
 
   round: 'Round {round} of {rounds}',
   you_left: 'You left the table: a bot plays your seat, and you are watching.',
@@ -194,6 +197,8 @@ const fa = {
   opt_turn_timer_hint: 'چند ثانیه برای هر نوبت؛ پس از آن به جای شما بازی می‌شود. خاموش: بی‌محدودیت.',
   opt_hints: 'راهنمایی',
   opt_hints_hint: 'بازیکن می‌تواند بپرسد دور انداختن کدام کارت کمترین امتیاز را باقی می‌گذارد.',
+  coach_hints_on: 'راهنمایی روشن است تا مربی‌ای که خواستید سر این میز کمکتان کند.',
+  coach_hints_off: 'با راهنمایی خاموش، مربی‌ای که خواستید سر این میز کار نمی‌کند (مگر تمرینی بازی کنید).',
   hint: 'راهنمایی',
   notify_label: 'وقتی نوبتم شد خبرم کن (صدا، لرزش، اعلان)',
   hint_discard: 'راهنمایی: {card} را دور بیندازید؛ {n} امتیاز بی‌ترکیب می‌ماند.',
@@ -221,6 +226,7 @@ const fa = {
   table_full_choice: 'این میز جای خالی ندارد، ولی می‌توانید بازی را تماشا کنید.',
   page_not_found: 'در این نشانی صفحه‌ای نیست.',
   game_started: 'بازی شروع شده است: می‌توانید تماشا کنید.',
+  bot_seat_askable: 'یک بازیکن رایانه‌ای اینجا جا دارد: تماشا کنید، بعد روی جای او «درخواست این جا» را بزنید تا به جایش بازی کنید (میزبان تصمیم می‌گیرد).',
 
   round: 'دست {round} از {rounds}',
   you_left: 'میز را ترک کردید: رایانه به جای شما بازی می‌کند و شما تماشاگرید.',

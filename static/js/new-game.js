@@ -23,7 +23,7 @@ export class NewGameWatch {
   async check() {
     let room;
     try {
-      room = await api.getRoom(this.code);
+      room = await api.getRoomNow(this.code);
     } catch {
       return; // offline or gone: the next look tries again
     }

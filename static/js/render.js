@@ -184,8 +184,13 @@ function drawRoom() {
     showLoading(t('conn_connecting'));
     return;
   }
+  // The game starting (or ending) replaces the whole page: it opens at its top, not where the lobby was
+  // scrolled to (Start sits low in a phone's lobby: the table opened with its players under the top bar).
+  const key = inLobby ? 'lobby' : 'table';
+  const switched = active.key !== key && ['lobby', 'table'].includes(active.key);
   if (inLobby) show('lobby', () => main.createLobbyView(els.main, actions)).render(ctx);
   else show('table', () => main.createTableView(els.main, actions)).render(ctx);
+  if (switched) window.scrollTo(0, 0);
   view('chat')?.renderChatPanel(els.chat, ctx, actions);
   view('scores')?.renderOverlay(els.overlay, ctx, actions);
 }

@@ -4,7 +4,7 @@
 import * as api from './api.js';
 import { errorText, t } from './i18n.js';
 import { change } from './state.js';
-import { forgetToken, saveToken } from './storage.js';
+import { chatReadUntil, forgetToken, saveToken, setChatReadUntil } from './storage.js';
 import { importOnce, load, VIEWS, view } from './loader.js';
 import { els, toast } from './render.js';
 
@@ -85,10 +85,13 @@ export function connect(token) {
         s.seat = msg.seat;
         s.isHost = !!msg.you_are_host;
         s.requestedSeat = msg.seat === null ? msg.requested_seat ?? s.requestedSeat : null;
+        s.formerSeat = msg.seat === null ? msg.former_seat ?? null : null;
         if (msg.seat !== null) s.asking = null;
         if (msg.chat) { // the table's recent chat (a reload or a reconnect would otherwise show an empty log)
-          s.chat = msg.chat.map(({ seat, name, text }) => ({ seat, name, text, id: ++s.chatLines }));
-          s.chatSeen = 0;
+          s.chat = msg.chat.map(({ seat, name, text, at }) => ({ seat, name, text, at, id: ++s.chatLines }));
+          const readUntil = chatReadUntil(s.route.code); // what this browser read of it before
+          s.chatSeen = readUntil ? s.chat.filter((line) => line.at && line.at <= readUntil).length : 0;
+          if (view('chat')?.chatOpen(s)) readAllChat(s);
         }
         if (msg.moves) { // this round's moves so far: what happened while this page was away
           s.roundFeed = msg.moves.slice(-300);
@@ -195,7 +198,7 @@ export function connect(token) {
     onReaction(msg) {
       view('chat')?.showReaction(msg.seat, msg.emoji);
       const name = ctx.room?.seats?.find((s) => s.seat === msg.seat)?.name ?? '';
-      addChatLine({ seat: msg.seat, name, text: msg.emoji });
+      addChatLine({ seat: msg.seat, name, text: msg.emoji, at: msg.at });
     },
     onChat: addChatLine,
     onClosed() {
@@ -205,8 +208,11 @@ export function connect(token) {
   change((s) => { s.socket = socket; });
 }
 
-/** Our request for a bot's seat is no longer on the table (declined, or the game ended): say so (in change()). */
+/** Our request for a bot's seat is no longer on the table (declined, or the game ended): say so (in change()).
+ * The seat we left is ours to take back only while a bot holds it under our name (not once someone took it). */
 function noticeRequestGone() {
+  const former = ctx.room?.seats.find((s) => s.seat === ctx.formerSeat);
+  if (ctx.formerSeat !== null && !former?.bot) ctx.formerSeat = null;
   if (ctx.requestedSeat === null || ctx.seat !== null) return;
   const seat = ctx.room?.seats.find((s) => s.seat === ctx.requestedSeat);
   if (seat?.request) return;
@@ -214,11 +220,20 @@ function noticeRequestGone() {
   toast(t('request_gone'));
 }
 
-function addChatLine({ seat, name, text }) {
+function addChatLine({ seat, name, text, at }) {
   change((s) => {
-    s.chat = [...s.chat, { seat, name, text, id: ++s.chatLines }].slice(-60);
-    if (view('chat')?.chatOpen(s)) s.chatSeen = s.chat.length; // read as it comes
+    const lines = [...s.chat, { seat, name, text, at, id: ++s.chatLines }];
+    s.chat = lines.slice(-60);
+    s.chatSeen = Math.max(0, s.chatSeen - (lines.length - s.chat.length)); // read lines dropped at the top
+    if (view('chat')?.chatOpen(s)) readAllChat(s); // read as it comes
   });
+}
+
+/** Every chat line read (in change()): remembered for the table, so a reload counts none of them unread again. */
+export function readAllChat(s) {
+  s.chatSeen = s.chat.length;
+  const newest = s.chat.at(-1)?.at;
+  if (newest && s.route.view === 'room') setChatReadUntil(s.route.code, newest);
 }
 
 /** A person's name at the table (the host is always a person, so no bot name to translate). */

@@ -47,7 +47,7 @@ export function initialState(route) {
     room: null,
     game: null,
     version: null,
-    chat: [], // the chat's last lines: {seat, name, text, id}
+    chat: [], // the chat's last lines: {seat, name, text, at, id}
     chatLines: 0, // lines taken in so far (each line's id)
     chatSeen: 0, // lines read (the count of unread ones shows on the folded chat)
     chatOpen: null, // the chat as the viewer left it (null: open on a wide screen)
@@ -62,6 +62,7 @@ export function initialState(route) {
     pause: null, // the pause between rounds (pause.js): {key, round, until, sent, over}
     joinInfo: null, // room info while choosing to join or watch
     requestedSeat: null, // the bot's seat this tab asked for (its request is in room.seats[...].request)
+    formerSeat: null, // the seat that was ours, a bot's now (we left): ours to take back without asking
     asking: null, // the bot's seat whose ask form is open
     askError: null, // what the ask form says is wrong (no name)
     coach: null, // the coach's question this turn: {version, phase, answer} (views/coach.js)

@@ -1,7 +1,8 @@
 // What the browser remembers (localStorage): each key is named here once; private mode just forgets.
 
 const KEYS = {
-  token: (code) => `tt.token.${code.toUpperCase()}`, // a seat's secret, per room
+  token: (code) => `tt.token.${code.toUpperCase()}`, // a seat's secret, per room (boot.js reads it too)
+  chatRead: (code) => `tt.read.${code.toUpperCase()}`, // the time of the newest chat line read, per room
   name: 'tt.name',
   lang: 'tt.lang',
   group: 'tt.group',
@@ -33,6 +34,9 @@ function write(key, value) {
 export const savedToken = (code) => read(KEYS.token(code));
 export const saveToken = (code, token) => write(KEYS.token(code), token);
 export const forgetToken = (code) => write(KEYS.token(code), null);
+/** The time (the server's ISO ``at``) of the newest chat line read at a table: a reload counts none unread again. */
+export const chatReadUntil = (code) => read(KEYS.chatRead(code));
+export const setChatReadUntil = (code, at) => write(KEYS.chatRead(code), at);
 export const savedName = () => read(KEYS.name) || '';
 export const saveName = (name) => write(KEYS.name, name);
 export const savedLang = () => read(KEYS.lang);
@@ -52,6 +56,8 @@ export const setLearnOffered = () => write(KEYS.learn, 'offered');
 /** The coach: 'on', 'off', or 'done' (it switched itself off after the first finished game; off too). */
 export const coachState = () => read(KEYS.coach) ?? 'off';
 export const setCoachState = (value) => write(KEYS.coach, value);
+/** The coach is on: chosen by a newcomer ('on', until their first game ends) or turned on again ('kept'). */
+export const coachOn = () => ['on', 'kept'].includes(coachState());
 /** How the cards look (views/settings.js): larger cards, and a four-colour deck (both off unless turned on). */
 export const largeCardsOn = () => read(KEYS.cards) === 'large';
 export const setLargeCards = (on) => write(KEYS.cards, on ? 'large' : 'standard');

@@ -93,11 +93,15 @@ async def test_a_changed_client_file_changes_the_worker(monkeypatch: pytest.Monk
     assert re.search(r"const BUILD = (.*);", after)[1] != re.search(r"const BUILD = (.*);", before)[1]
 
 
-def test_the_worker_asks_for_a_rooms_info_as_the_servers_room_pages_do() -> None:
-    """Opening a room's page from the home page's copy, the worker adds the preload the server's room pages
-    carry (the same request the client makes, so it is used, not made twice)."""
-    source = (pages.STATIC_DIR / "sw.js").read_text(encoding="utf-8")
-    assert pages._room_preload("ABCDE").replace("ABCDE", "${room[1].toUpperCase()}") in source
+def test_the_boot_script_knows_a_seat_by_the_key_the_client_keeps_it_under() -> None:
+    """A room's page asks for the room's info at once only where the join form will read it: a browser with
+    no seat there. The boot script (inline, so it cannot import storage.js) reads the token under the key
+    storage.js writes it; were they to part, every seated reload would leave a preload unread (issue 37)."""
+    storage = (pages.STATIC_DIR / "js" / "storage.js").read_text(encoding="utf-8")
+    key = re.search(r"token: \(code\) => `(tt\.token\.)\$\{code\.toUpperCase\(\)\}`", storage)
+    assert key is not None
+    assert f"localStorage.getItem(`{key[1]}${{code}}`)" in pages.boot_script()
+    assert "toUpperCase()" in pages.boot_script()
 
 
 async def test_pages_and_the_worker_answer_head_as_they_answer_get(sqlite_server: str) -> None:

@@ -81,7 +81,9 @@ async def test_a_seat_handed_to_a_bot_counts_for_nobody_and_one_left_still_count
         await client.close()
 
 
-async def test_a_bots_seat_a_friend_takes_over_is_the_bots_then_the_friends(server: str) -> None:
+async def friend_asks_for_a_bots_seat(server: str) -> tuple[str, str, Client, Client]:
+    """Ann and a bot; Sam, watching, asks for the bot's seat after the first move of round 1, and Ann
+    approves: it passes to him when the round ends. The code, the game's id and the two clients."""
     created = await create_room(server, "Ann", seats=2, bots=["easy"])
     code = created["code"]
     ann, sam = await Client.connect(server, code), await Client.connect(server, code)
@@ -90,7 +92,6 @@ async def test_a_bots_seat_a_friend_takes_over_is_the_bots_then_the_friends(serv
     await sam.next("welcome")
     await ann.send({"type": "start"})
     state = await ann.until(lambda m: m["type"] == "state" and m["room"]["status"] == "playing")
-    game_id = state["room"]["game_id"]
     # A move first: a request approved before the round's first move passes at once, else at its end.
     view = state["game"]
     if view["turn"] == view["seat"]:
@@ -99,6 +100,11 @@ async def test_a_bots_seat_a_friend_takes_over_is_the_bots_then_the_friends(serv
     await sam.send({"type": "request_seat", "seat": 1, "name": "Sam"})
     await ann.until(lambda m: m["type"] == "state" and m["room"]["seats"][1].get("request"))
     await ann.send({"type": "approve_seat", "seat": 1})
+    return code, state["room"]["game_id"], ann, sam
+
+
+async def test_a_bots_seat_a_friend_takes_over_is_the_bots_then_the_friends(server: str) -> None:
+    _code, game_id, ann, sam = await friend_asks_for_a_bots_seat(server)
     await play_to_the_end([ann, sam])  # the seat passes to Sam when a round ends; he plays it from then
 
     game = (await get(server, f"/api/games/{game_id}")).json()

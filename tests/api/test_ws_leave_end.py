@@ -3,6 +3,8 @@ for everyone (recorded as ended, never in the standings)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from .wsclient import Client, create_room, join_room
@@ -23,22 +25,38 @@ async def test_the_host_leaves_then_the_new_host_ends_the_game(server: str) -> N
     await ann.send({"type": "leave"})
     welcome = await ann.next("welcome")
     assert welcome["seat"] is None and welcome["you_are_host"] is False
+    assert welcome["former_seat"] == 0  # hers to take back without asking (her page says so)
     state = await bob.until(lambda m: m["type"] == "state" and m["room"]["host_seat"] == 2)
     seat = state["room"]["seats"][0]
     assert seat["bot"] is True and seat["name"] == "Ann" and state["room"]["status"] == "playing"
     await ann.send({"type": "leave"})
     assert (await ann.next("error"))["code"] == "not_seated"
     again = await Client.connect(server, code)
-    assert (await again.hello(created["token"]))["seat"] is None  # Ann's token now watches
+    hello = await again.hello(created["token"])
+    assert (
+        hello["seat"] is None and hello["former_seat"] == 0
+    )  # Ann's token now watches; still her seat to take
+    # Taking it back: no name needed and no host's answer: hers at once if nobody has moved yet this round,
+    # else approved already and hers when the round (here: the game, ended below) ends.
+    await again.send({"type": "request_seat", "seat": 0})
+
+    def taken_back(m: dict[str, Any]) -> bool:
+        seat = m["room"]["seats"][0]
+        return not seat["bot"] or bool((seat.get("request") or {}).get("approved"))
+
+    back = await bob.until(lambda m: m["type"] == "state" and taken_back(m))
+    assert back["room"]["host_seat"] == 2
 
     await bob.send({"type": "end_game"})
     ended = await bob.until(lambda m: m["type"] == "state" and m["room"]["status"] == "lobby")
     assert ended["game"] is None and ended["room"]["host_seat"] == 2
+
     await bob.send({"type": "end_game"})
     assert (await bob.next("error"))["code"] == "wrong_status"
     async with httpx.AsyncClient(base_url=server) as http:
         room = (await http.get(f"/api/rooms/{code}")).json()
         assert room["status"] == "lobby" and room["game"]["status"] == "ended"
+        assert not room["seats"][0]["bot"] and room["seats"][0]["name"] == "Ann"  # hers again
         (game,) = (await http.get(f"/api/rooms/{code}/games")).json()["items"]
         assert game["status"] == "ended" and game["winners"] == [] and game["finished_at"] is not None
         replay = await http.get(f"/api/games/{game['id']}/replay")

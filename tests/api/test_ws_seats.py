@@ -37,12 +37,16 @@ async def test_turn_deadline_and_a_seat_handed_to_a_bot_then_taken_back(sqlite_s
         "room": code,
         "seat": None,
         "you_are_host": False,
+        "former_seat": 1,  # his to take back without asking
     }
     state = await bob.until(lambda m: m["type"] == "state" and m["room"]["seats"][1]["bot"])
     assert state["room"]["seats"][1]["bot_level"] == "easy" and state["game"]["hand"] is None
     again = await Client.connect(server, code)
     await again.send({"type": "hello", "token": joined["token"]})
-    assert (await again.next("welcome"))["seat"] is None  # watching: the former player, not a bad token
+    welcome = await again.next("welcome")
+    assert (
+        welcome["seat"] is None and welcome["former_seat"] == 1
+    )  # watching: the former player, not a bad token
 
     # A stranger's request over REST takes nothing; Bob asks for his seat back and needs no approval.
     async with httpx.AsyncClient(base_url=server) as http:

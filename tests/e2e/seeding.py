@@ -38,3 +38,22 @@ def finish_with_a_bot(server: str, name: str, *, finish: bool = True) -> tuple[s
     """``play_with_a_bot`` in its own thread: Playwright's sync API holds this thread's event loop."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, play_with_a_bot(server, name, finish=finish)).result(timeout=240)
+
+
+async def play_with_a_friend_taking_over(server: str) -> tuple[str, str]:
+    """Sam takes over a bot's seat from round 2 (``friend_asks_for_a_bots_seat``) and plays it to the end
+    beside Ann. The room's code and the game's id."""
+    from tests.api.test_seat_records import friend_asks_for_a_bots_seat, play_to_the_end
+
+    code, game_id, ann, sam = await friend_asks_for_a_bots_seat(server)
+    await play_to_the_end([ann, sam])
+    for client in (ann, sam):
+        await client.close()
+    return code, game_id
+
+
+def finish_with_a_friend_taking_over(server: str) -> tuple[str, str]:
+    """``play_with_a_friend_taking_over`` in its own thread (Playwright's sync API holds this thread's
+    loop)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, play_with_a_friend_taking_over(server)).result(timeout=240)

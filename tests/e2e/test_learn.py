@@ -362,7 +362,14 @@ def test_where_the_coach_may_not_ask_it_says_so_and_points_at_nothing(new_page: 
     page.context.add_init_script("localStorage.setItem('tt.coach', 'on');")
     asked: list[str] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: asked.append(str(frame))))
-    open_lobby(page, server, bot=True)  # hints off, and the seat counts in the standings
+    # The coach turns hints on in the home form; this host turns them off again (and the seat counts in the
+    # standings), and starts all the same, past the lobby's question.
+    page.goto(f"{server}/")
+    page.fill("[data-testid=create-name]", "Sara")
+    page.click("[data-testid=add-bot]")
+    page.locator("#opt-hints").uncheck()
+    page.click("[data-testid=create]")
+    page.locator("[data-testid=coach-warning]").wait_for()
     page.click("[data-testid=start]")
     page.wait_for_selector("[data-testid=table][data-my-turn='1'][data-phase='draw']")
     line = page.locator("[data-testid=coach-line]")

@@ -24,6 +24,7 @@ TEXT = {
         "end_title": "End this game for everyone?",
         "ended": "Omid ended the game.",
         "status": "Ended by the host",
+        "take_back": "Take my seat back",
     },
     "fa": {
         "leave": "ترک میز",
@@ -34,6 +35,7 @@ TEXT = {
         "end_title": "بازی برای همه تمام شود؟",
         "ended": "Omid بازی را تمام کرد.",
         "status": "پایان به دست میزبان",
+        "take_back": "برگشتن به جایم",
     },
 }
 
@@ -60,6 +62,11 @@ def test_the_host_leaves_and_the_next_host_ends_the_game(new_page: Any, server: 
     leave.click()
     question = sara.get_by_role("alertdialog")
     assert text["leave_title"] in question.inner_text()
+    # It says how to come back, in the words of the button that does it (issue 37: it said "without asking",
+    # and the way back was the stranger's "Ask for this seat ... the host decides").
+    assert (
+        f"«{text['take_back']}»" in question.inner_text() or f"“{text['take_back']}”" in question.inner_text()
+    )
     screenshot(sara, f"leave-confirm-{lang}.png")
     sara.click("[data-testid=confirm-leave-cancel]")
     question.wait_for(state="detached")
@@ -70,6 +77,11 @@ def test_the_host_leaves_and_the_next_host_ends_the_game(new_page: Any, server: 
     sara.locator("[data-testid=leave-table]").wait_for(state="detached")
     assert text["left"] in sara.locator("#toast").inner_text()
     assert sara.locator("[data-testid=hand]").count() == 0  # she watches
+    # Her own seat offers her the way back (no other seat does).
+    take_back = sara.locator("[data-testid=take-back-0]")
+    take_back.wait_for()
+    assert take_back.inner_text() == text["take_back"]
+    assert sara.locator("[data-testid^=take-back-]").count() == 1
     omid.locator("[data-testid=end-game]").wait_for()
     assert text["host"] in omid.locator("#toast").inner_text()
     with httpx.Client(base_url=server) as http:
@@ -99,3 +111,11 @@ def test_the_host_leaves_and_the_next_host_ends_the_game(new_page: Any, server: 
     assert status.inner_text() == text["status"]
     assert omid.locator(f"[data-testid=replay-{game['id']}]").count() == 0
     screenshot(omid, f"ended-history-{lang}.png")
+
+    # In the lobby Sara takes her seat back with one press: no name to type, no host's answer.
+    sara.locator("[data-testid=take-back-0]").click()
+    sara.locator("[data-testid=seat-0].you").wait_for()
+    assert sara.locator("[data-testid^=take-back-]").count() == 0
+    with httpx.Client(base_url=server) as http:
+        room = http.get(f"/api/rooms/{code}").json()
+    assert not room["seats"][0]["bot"] and room["seats"][0]["name"] == "Sara" and room["host_seat"] == 2

@@ -89,7 +89,7 @@ def test_a_reaction_is_said_to_the_table_and_counted_with_the_chat() -> None:
     table = lobby_table()
     refused("not_seated", table, {"type": "react", "emoji": "👍"}, SPECTATOR)
     assert answer(table, {"type": "react", "emoji": "👍"}, HOST) == Said(
-        "reaction", ReactionOut(seat=0, emoji="👍"), ("chat", 0)
+        "reaction", ReactionOut(seat=0, emoji="👍", at="2026-01-01T00:00:00.000Z"), ("chat", 0)
     )
 
 

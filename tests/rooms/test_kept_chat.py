@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from app.protocol import ChatOut, ReactionOut
-from app.rooms.kept_chat import TableChat
+from app.rooms.kept_chat import TableChat, record
 from app.store import ChatBound, ChatRecord
 from app.table import Refusal, Table
 from app.table import commands as c
@@ -164,3 +164,12 @@ async def test_after_missed_notices_or_an_unreadable_one_the_store_is_read_again
     store.kept.append(said("garbled"))
     chat.heard(None, TABLE, now=AT)  # a notice this process could not read
     assert texts(await chat.recent()) == ["missed", "garbled"] and store.reads == 3
+
+
+def test_a_reaction_is_kept_at_the_time_everyone_was_told() -> None:
+    """A reaction carries its time (a page marks its chat read up to a time, and a reload must find the same
+    time in the kept line); one relayed by an older process without it is kept at the time it is heard."""
+    made = datetime(2026, 12, 4, 7, 59, 58, 125000, tzinfo=UTC)
+    told = ReactionOut(seat=0, emoji="👍", at="2026-12-04T07:59:58.125Z")
+    assert record(told, TABLE, now=AT) == ChatRecord(0, "Sara", "👍", made, reaction=True)
+    assert record(ReactionOut(seat=0, emoji="👍"), TABLE, now=AT).at == AT

@@ -457,8 +457,10 @@ async def test_reactions_reach_the_table_and_count_with_the_chat(manager: RoomMa
     version = room.table.version
     watcher.drain()
     out = await host.say({"type": "react", "emoji": "👏"})
-    assert out == [{"type": "reaction", "seat": 0, "emoji": "👏"}]
-    assert watcher.drain() == [{"type": "reaction", "seat": 0, "emoji": "👏"}]
+    assert out == [{"type": "reaction", "seat": 0, "emoji": "👏", "at": "2026-01-01T00:00:00.000Z"}]
+    assert watcher.drain() == [
+        {"type": "reaction", "seat": 0, "emoji": "👏", "at": "2026-01-01T00:00:00.000Z"}
+    ]
     assert codes(await watcher.say({"type": "react", "emoji": "👍"})) == ["not_seated"]
     assert host.drain() == []  # a refused reaction is heard by nobody
     # A reaction made through another process arrives as a notice (Redis) and reaches these sockets too;

@@ -181,11 +181,23 @@ async def test_the_host_hands_a_seat_to_a_bot(manager: RoomManager, clock: Manua
     seat = out[-1]["room"]["seats"][1]
     assert (seat["name"], seat["bot"], seat["bot_level"], seat["connected"]) == ("Guest", True, "easy", True)
     # The person's tabs now watch; the token no longer opens the seat (it may ask for it back).
-    assert {"type": "welcome", "room": room.code, "seat": None, "you_are_host": False} in guest.drain()
+    assert {
+        "type": "welcome",
+        "room": room.code,
+        "seat": None,
+        "you_are_host": False,
+        "former_seat": 1,
+    } in guest.drain()
     move = {"type": "action", "id": "g1", "action": {"type": "draw", "source": "stock"}}
     assert codes(await guest.say(move)) == ["not_seated"]
     again = await FakeSocket(room).say({"type": "hello", "token": tokens[1]})
-    assert again[0] == {"type": "welcome", "room": room.code, "seat": None, "you_are_host": False}
+    assert again[0] == {
+        "type": "welcome",
+        "room": room.code,
+        "seat": None,
+        "you_are_host": False,
+        "former_seat": 1,
+    }
     loaded = await manager.store.load_table(room.code)
     assert loaded is not None
     stored = loaded.table.seats[1]

@@ -7,12 +7,11 @@ import { html, nothing } from '../html.js';
 import { live } from '../html-directives.js';
 import { t } from '../i18n.js';
 import { pausing } from '../pause.js';
-import { coachState, setCoachState } from '../storage.js';
+import { coachOn, coachState, setCoachState } from '../storage.js';
 import '../i18n-learn.js';
 import '../i18n-table.js';
 
-/** The coach is on: chosen by a newcomer ('on', until their first game ends) or turned on again ('kept'). */
-export const coachOn = () => ['on', 'kept'].includes(coachState());
+export { coachOn };
 
 /** Switch the coach; once it has switched itself off after a first game, turning it on again keeps it on. */
 export function setCoach(on) {

@@ -18,6 +18,23 @@ export function displayName(seat) {
   return number ? t('bot_name', { n: Number(number[1]) }) : seat.name;
 }
 
+/** Who played a recorded seat (the history API's ``holders``: [{from_round, name, bot}], the start's first). */
+const holdersOf = (player) => (player.holders?.length ? player.holders : [{ from_round: 1, name: player.name, bot: player.bot }]);
+
+/** The recorded seat's holder in ``round`` ({name, bot}): a friend who took over a bot's seat from round 3 on. */
+export function holderAt(player, round) {
+  const holders = holdersOf(player);
+  return holders.findLast((h) => h.from_round <= round) ?? holders[0];
+}
+
+/** Every holder of a recorded seat, with when each came: 'Bot 3, then Sam from round 3' (one name: just it). */
+export function holdersName(player) {
+  const [first, ...later] = holdersOf(player);
+  // A bot that played on under a person's name (they left, or the host handed it over) is said to be one.
+  const named = (h) => (h.bot && !/^Bot \d+$/.test(h.name) ? t('bot_for', { name: h.name }) : displayName(h));
+  return [named(first), ...later.map((h) => t('holder_then', { name: named(h), n: h.from_round }))].join('');
+}
+
 /** A person's or bot's name chip: always text, never markup; a program's seat is tagged as one. */
 export function nameLabel(seat) {
   return html`<span class="name" dir="auto">${displayName(seat)}${seat.program

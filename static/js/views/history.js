@@ -5,7 +5,7 @@ import * as api from '../api.js';
 import { html, nothing } from '../html.js';
 import { errorText, lang, num, t } from '../i18n.js';
 import { decimal } from '../figures.js';
-import { botIcon, displayName } from './faces.js';
+import { botIcon, holdersName } from './faces.js';
 import { playerLink } from './standings-links.js';
 import '../i18n-standings.js';
 import '../i18n-table.js';
@@ -66,9 +66,10 @@ function gameRow(game, actions) {
     class="game-head"><span class="game-no">${t('game_n', { n: game.number })}</span><span class=${finished || ended ? 'tag' : 'tag gold'}
     data-testid=${`status-${game.id}`}>${t(finished ? 'status_finished' : ended ? 'status_ended' : 'status_playing')}</span><span
     class="spacer"></span><time class="game-date" datetime=${game.created_at}>${formatDate(game.finished_at ?? game.created_at)}</time></div><ul
-    class="game-players">${game.players.map((p) => html`<li class=${winners.has(p.seat) ? 'won' : nothing}>${winners.has(p.seat)
+    class="game-players">${game.players.map((p) => html`<li class=${[winners.has(p.seat) ? 'won' : '', p.holders?.length > 1 ? 'held' : '']
+    .filter(Boolean).join(' ') || nothing}>${winners.has(p.seat)
     ? html`<span class="crown" role="img" aria-label=${t('winner')}>♛</span>` : nothing}${p.bot ? botIcon() : nothing}<span class="name"
-    dir="auto">${displayName(p)}</span><span class="game-total">${t('points', { n: game.totals[p.seat] ?? 0 })}</span></li>`)}</ul><div
+    dir="auto" data-testid=${`player-${game.id}-${p.seat}`}>${holdersName(p)}</span><span class="game-total">${t('points', { n: game.totals[p.seat] ?? 0 })}</span></li>`)}</ul><div
     class="game-foot"><span class="hint">${t('rounds_played', { n: game.rounds_played })}</span><span class="spacer"></span>${finished
     ? html`<a class="primary small" href=${replayPath} data-testid=${`replay-${game.id}`}
       @click=${(e) => { e.preventDefault(); actions.navigate(replayPath); }}>▶ ${t('watch_replay')}</a>`

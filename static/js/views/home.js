@@ -1,7 +1,7 @@
 // The home page: open a new table (name, seats, bots, house rules) or join one by its code. A function of the
 // state: what the forms hold besides the typed text (seats, bots, rules, an error, a request under way) is the
 // page's part of it (``ctx.page``, changed by ``actions.setPage``); the fields keep what is typed across renders.
-import { savedName, saveName } from '../storage.js';
+import { coachOn, savedName, saveName } from '../storage.js';
 import { html, nothing } from '../html.js';
 import { live } from '../html-directives.js';
 import { errorText, num, t } from '../i18n.js';
@@ -10,9 +10,18 @@ import { botIcon } from './faces.js';
 import { standingsLink } from './standings-links.js';
 import { DEFAULT_OPTIONS, optionRows } from './options.js';
 
-/** The home page's part of the state, as a fresh page starts it. */
+/** The home page's part of the state, as a fresh page starts it. A newcomer who asked for the coach (the
+ * walkthrough's last page) opens a table with hints on: the coach works only where they are (issue 37). */
 function form(ctx) {
-  return { seats: config.seats.min, bots: [], options: DEFAULT_OPTIONS, createError: '', joinError: '', creating: false, ...ctx.page };
+  const options = coachOn() ? { ...DEFAULT_OPTIONS, hints: true } : DEFAULT_OPTIONS;
+  return { seats: config.seats.min, bots: [], options, createError: '', joinError: '', creating: false, ...ctx.page };
+}
+
+/** With the coach on: whether it will work at the table these options make (it needs hints, or practice). */
+function coachNote(f) {
+  if (!coachOn()) return nothing;
+  return html`<p class=${f.options.hints ? 'hint' : 'hint warn'} data-testid="coach-hints-note">${
+    t(f.options.hints ? 'coach_hints_on' : 'coach_hints_off')}</p>`;
 }
 
 async function create(event, ctx, actions) {
@@ -73,8 +82,8 @@ export function homeTemplate(ctx, actions) {
     id="create-seats" data-testid="create-seats" .value=${live(String(f.seats))} @change=${seatsChanged}>${seatCounts().map((n) => html`<option
     value=${String(n)} ?selected=${n === f.seats}>${num(n)}</option>`)}</select><p class="hint">${t('seats_hint')}</p></div><fieldset><legend>${
     t('bots')}</legend>${botRows(f, actions)}</fieldset><details class="rules-box" open><summary>${t('options_title')}</summary><div>${
-    optionRows(f.options, (partial) => actions.setPage({ options: { ...f.options, ...partial } }))}</div></details><p class="error"
-    role="alert">${f.createError}</p><button type="submit" class="primary big" data-testid="create" ?disabled=${f.creating}>${
+    optionRows(f.options, (partial) => actions.setPage({ options: { ...f.options, ...partial } }))}</div></details>${coachNote(f)}<p
+    class="error" role="alert">${f.createError}</p><button type="submit" class="primary big" data-testid="create" ?disabled=${f.creating}>${
     t('create_button')}</button></form>`;
   const joinForm = html`<form class="panel join" aria-labelledby="join-title" @submit=${(e) => join(e, actions)}><h2 id="join-title">${
     t('join_title')}</h2><div class="field"><label for="join-code">${t('code')}</label><input id="join-code" name="code" required

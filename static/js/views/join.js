@@ -30,7 +30,8 @@ export function joinTemplate(ctx, actions) {
     class=${s.connected ? 'presence online' : 'presence offline'}></span>${avatarEl(s)}${nameLabel(s)}</li>`)}</ul>${open
     ? html`<div class="field"><label for="room-join-name">${t('your_name')}</label><input id="room-join-name" required maxlength="32"
       autocomplete="nickname" .value=${savedName()} placeholder=${t('name_placeholder')} data-testid="join-name"></div>`
-    : html`<p class="notice">${t(info.status === 'lobby' ? 'table_full_choice' : 'game_started')}</p>`}<p class="error" role="alert">${
+    : html`<p class="notice" data-testid="watch-only">${t(info.status === 'lobby' ? 'table_full_choice' : 'game_started')}${
+      info.seats.some((s) => s.bot) ? html` ${t('bot_seat_askable')}` : nothing}</p>`}<p class="error" role="alert">${
     ctx.page?.joinError ?? ''}</p><div class="row">${open ? html`<button type="submit" class="primary" data-testid="join-seat">${
     t('join_button')}</button>` : nothing}<button type="button" class="secondary" data-testid="watch" @click=${() => actions.watch()}>${
     t('watch_button')}</button></div></form>`;

@@ -16,6 +16,7 @@ import { leaveButton } from './leave.js';
 import { displayName, historyLink } from './widgets.js';
 import { standingsLink } from './standings-links.js';
 import { avatarPicker, avatarTemplate, nameTemplate } from '../avatars.js';
+import { coachOn } from './coach.js';
 import '../i18n-table.js';
 
 async function removeSeat(seat, actions) {
@@ -60,6 +61,23 @@ function practiceSwitch(ctx, actions) {
     ><span>${t('practice_label')}</span></label>`;
 }
 
+/** A seated person with the coach on, at a table where it would not work (hints off, not practising): said
+ * before the game starts (once it starts neither can change), with the one change that makes it work. */
+function coachWarning(ctx, actions) {
+  const room = ctx.room;
+  const mine = room.seats.find((s) => s.seat === ctx.seat);
+  if (!mine || mine.bot || mine.program || room.status !== 'lobby' || !coachOn() || room.options?.hints || mine.practice) {
+    return nothing;
+  }
+  const fix = ctx.isHost
+    ? html`<button type="button" class="primary small" data-testid="coach-hints-on" data-key="coach-hints-on"
+      @click=${() => actions.send({ type: 'set_options', options: { hints: true } })}>${t('coach_hints_button')}</button>`
+    : html`<button type="button" class="secondary small" data-testid="coach-practice" data-key="coach-practice"
+      @click=${() => actions.send({ type: 'practice', on: true })}>${t('coach_practice_button')}</button>`;
+  return html`<div class="notice coach-warning" role="status" data-testid="coach-warning"><p>${
+    t(ctx.isHost ? 'coach_lobby_host' : 'coach_lobby_guest')}</p>${fix}</div>`;
+}
+
 function hostControls(ctx, actions, open) {
   const room = ctx.room;
   if (!ctx.isHost || room.status !== 'lobby') return nothing;
@@ -98,7 +116,7 @@ function lobbyTemplate(ctx, actions) {
   const toggled = (event) => { if (event.currentTarget.open !== rulesOpen) actions.setRulesOpen(event.currentTarget.open); };
   return html`<div class="lobby" data-testid="lobby"><section class="panel" aria-labelledby="lobby-title"><h2 id="lobby-title"
     >${t('lobby_waiting')}</h2><ul class="seats">${repeat(room.seats, (s) => s.seat, (s) => seatRow(ctx, actions, s))}${openSeats
-    }</ul>${practiceSwitch(ctx, actions)}${avatarPicker(ctx, actions)}${
+    }</ul>${coachWarning(ctx, actions)}${practiceSwitch(ctx, actions)}${avatarPicker(ctx, actions)}${
     askPanel(ctx, actions)}${
     room.spectators ? html`<p class="hint">${t('spectators', { n: room.spectators })}</p>` : nothing}${status}${readyLine}${
     hostControls(ctx, actions, open)}${leaveButton(ctx, actions)}${html`<div class="inline">${historyLink(room.code, actions)}${standingsLink(actions)}</div>`}</section>${shareBox(actions.shareUrl(room.code), actions.toast)

@@ -13,6 +13,7 @@ import { STANDINGS_PATH } from './standings-links.js';
 import {
   botIcon, displayName, fitCues, groupsOf, meldGroups, piles, scoreSheet, seatName, sheetBox, winnersLine,
 } from './widgets.js';
+import { holderAt, holdersName } from './faces.js';
 import '../i18n-standings.js';
 import '../i18n-table.js';
 
@@ -49,16 +50,18 @@ function draw() {
   renderReplay(root, ctx, actions);
 }
 
-function playerName(seat) {
-  return seatName(view.data.game.players, seat);
+/** Who played ``seat`` in ``frame``'s round (a friend may have taken over a bot's seat in the game). */
+function playerName(seat, frame) {
+  const player = view.data.game.players.find((p) => p.seat === seat);
+  return player ? displayName(holderAt(player, frame.round)) : seatName(view.data.game.players, seat);
 }
 
 /** What happened on this frame, in words. */
 function describe(frame) {
   if (frame.kind === 'deal') {
-    return t('rp_deal', { round: frame.round, name: playerName(frame.dealer), n: frame.cards_dealt });
+    return t('rp_deal', { round: frame.round, name: playerName(frame.dealer, frame), n: frame.cards_dealt });
   }
-  const name = playerName(frame.seat);
+  const name = playerName(frame.seat, frame);
   const card = frame.card ? cardShort(frame.card) : '';
   const action = frame.action;
   let text;
@@ -68,7 +71,7 @@ function describe(frame) {
 }
 
 function winnersText(frame) {
-  return winnersLine(frame.winners.map(playerName));
+  return winnersLine(frame.winners.map((seat) => playerName(seat, frame)));
 }
 
 function banner(frame) {
@@ -78,17 +81,18 @@ function banner(frame) {
   }
   if (frame.kind === 'round_end') {
     return html`<p class="banner" data-testid="replay-banner">${t('round_over', { n: frame.round })}${t('colon')}${
-      frame.went_out === null ? t('turn_limit_reached') : t('went_out_by', { name: playerName(frame.went_out) })}</p>`;
+      frame.went_out === null ? t('turn_limit_reached') : t('went_out_by', { name: playerName(frame.went_out, frame) })}</p>`;
   }
   if (frame.went_out !== null) {
-    return html`<p class="banner soft" data-testid="replay-banner">${t('final_turns', { name: playerName(frame.went_out) })}</p>`;
+    return html`<p class="banner soft" data-testid="replay-banner">${t('final_turns', { name: playerName(frame.went_out, frame) })}</p>`;
   }
   return nothing;
 }
 
 function handView(frame, hand) {
   const seat = hand.seat;
-  const info = view.data.game.players.find((p) => p.seat === seat) ?? { name: `#${seat + 1}`, bot: false };
+  const player = view.data.game.players.find((p) => p.seat === seat);
+  const info = player ? holderAt(player, frame.round) : { name: `#${seat + 1}`, bot: false };
   const acting = frame.seat === seat && frame.kind !== 'deal';
   const toPlay = frame.turn === seat;
   const drewNow = acting && frame.action?.type === 'draw' ? frame.card : null;
@@ -120,6 +124,7 @@ function scoreTable(frame) {
   const rounds = frame.scores.map((_row, r) => view.roundInfo.get(r + 1));
   return sheetBox(scoreSheet({
     players: view.data.game.players, scores: frame.scores, totals: frame.totals, rounds, testid: 'replay-scores',
+    nameLink: (p) => html`<span dir="auto" data-testid=${`replay-name-${p.seat}`}>${holdersName(p)}</span>`,
   }));
 }
 

@@ -28,6 +28,11 @@ export function seatRequestControls(ctx, info, actions) {
           @click=${() => actions.send({ type: 'withdraw_request' })}>${t('request_withdraw')}</button>` : nothing}</span>`;
   }
   if (ctx.seat !== null || ctx.requestedSeat !== null || ctx.conn !== 'online') return nothing;
+  if (info.seat === ctx.formerSeat) { // our own seat, which we left: back without a name or the host's answer
+    return html`<button type="button" class="primary small" data-testid=${`take-back-${info.seat}`}
+      aria-label=${t('take_back_named', { name: displayName(info) })}
+      @click=${() => actions.send({ type: 'request_seat', seat: info.seat })}>${t('take_back')}</button>`;
+  }
   return html`<button type="button" class="secondary small" data-testid=${`ask-seat-${info.seat}`}
     aria-expanded=${ctx.asking === info.seat ? 'true' : 'false'}
     @click=${() => actions.askSeat(ctx.asking === info.seat ? null : info.seat)}>${t('request_ask')}</button>`;
