@@ -22,7 +22,8 @@ router = APIRouter(
     prefix="/api",
     tags=["rooms"],
     responses=refusals(
-        "bad_request: the body or a path parameter failed validation; bad_options: a bad option"
+        "bad_request: the body or a path parameter failed validation; bad_options: a bad option; "
+        "name_for_bots, name_mixes_scripts: a name that passes for a bot's, or mixes scripts as spoofs do"
     ),
 )
 # Enforced after trimming (``MAX_NAME_LENGTH``, default 32); 200 only bounds what is read before that.

@@ -34,6 +34,8 @@ _SERVER_CODES: dict[str, int] = {
     "already_requested": 400,
     "seat_requested": 400,
     "name_taken": 400,
+    "name_for_bots": 422,
+    "name_mixes_scripts": 422,
     "no_request": 400,
     "game_not_started": 400,
     "stale_version": 400,

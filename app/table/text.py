@@ -6,29 +6,29 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
+
+import icu  # type: ignore[import-untyped]  # PyICU has no type hints
 
 from .errors import Refusal
 
 _REFUSED_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
 _JOINERS = "\u200c\u200d"  # zero-width (non-)joiners are part of Persian spelling, between letters
+_TATWEEL = "\u0640"  # a stretch of the Arabic joining line, not a letter: "نيمـا" is "نيما"
 # Categories that draw nothing by themselves: marks combine with a letter before them, separators are space.
 _INVISIBLE_CATEGORIES = ("Mn", "Me", "Mc", "Cf", "Cc", "Zs", "Zl", "Zp")
 # Letters and symbols that render as blank space (Hangul fillers, the blank Braille pattern, ...).
 _BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u180e\u2060\u034f")
-# How the server names bots ("Bot 2"), as a skeleton: case, width, accents and digits folded.
-_BOT_NAME = re.compile(r"b[o0]t[\W_]*\d*", re.ASCII)
-# Look-alikes in the spirit of Unicode TR39's confusable skeleton, kept by hand for the scripts this client
-# speaks (Latin and Persian) and the scripts whose letters pass for Latin ones (Cyrillic, Greek). No PyPI
-# package gives a TR39 skeleton: confusable-homoglyphs only lists look-alike sets (and none for ی/ي or ک/ك).
-# Capitals first, before case folding loses them (Greek "Η" folds to "η", which passes for "n", not "h").
-_CAPITAL_LOOKALIKES = str.maketrans("ΑАΒВСΕЕΗНΙІӀЈΚКΜМΝΟОΡРЅΤТΥУҮΧХΖ", "aabbceehhllljkkmmnooppsttyyyxxz")
-# Then small letters (after case folding). "i", "|" and their look-alikes read as "l" (TR39 maps "I" to "l",
-# and after case folding "I" is "i"); Arabic letters become their Persian forms (ي ى → ی, ك → ک, ە ھ → ه),
-# and the tatweel (a stretch of the joining line) goes.
-_SMALL_LOOKALIKES = str.maketrans(
-    "аαвьβсϲԁеһiıіιӏ|ǀјкκмηпоοσрρԛѕтτυνԝхχуγүيىكەھ", "aabbbccdehllllllljkkmnnoooppqsttuvwxxyyyییکهه", "\u0640"
-)
-_LOOKALIKE_PAIRS = (("rn", "m"), ("vv", "w"))  # two Latin letters that pass for one
+# A name's tail of digits, spaces and punctuation ("Bot 2", "bot-12"): what the bot-name rule looks past.
+_NUMBERED = re.compile(r"[\W\d_]+$")
+# Unicode's confusables data and its restriction levels (UTS #39), through ICU's spoof checker: a maintained
+# table, not one kept by hand. ``_SKELETONS`` only maps (no checks); ``_SCRIPTS`` refuses a name that mixes
+# scripts the way spoofs do (Latin with Cyrillic or Greek letters, digits of two numbering systems). Latin
+# with one other script (a Persian name beside a Latin one) is allowed: UTS #39's "moderately restrictive".
+_SKELETONS = icu.SpoofChecker()
+_SCRIPTS = icu.SpoofChecker()
+_SCRIPTS.setChecks(icu.USpoofChecks.RESTRICTION_LEVEL | icu.USpoofChecks.MIXED_NUMBERS)
+_SCRIPTS.setRestrictionLevel(icu.URestrictionLevel.MODERATELY_RESTRICTIVE)
 # The width of every column made from a name (``app.store.models``: the name, its key and its skeleton).
 # Folding can make a name longer ("ﬃ" is "ffi", "ß" is "ss", "ﷺ" is 18 letters), so a name is accepted only
 # when its folded forms fit too: a name that is accepted can always be stored.
@@ -52,11 +52,19 @@ def clean_text(text: str, *, max_length: int, what: str, code: str = "bad_messag
 
 
 def clean_name(name: str, *, max_length: int, code: str = "bad_request") -> str:
-    """``clean_text`` for a player's name, which must not pass for a bot's ("Bot 2", "ｂｏｔ７", …)."""
+    """``clean_text`` for a player's name, which must not pass for a bot's ("Bot 2", "ｂｏｔ７", "ᗷot 2", the
+    Persian client's "رایانه ۲", …) nor mix scripts the way spoofed names do ("Sаra" with a Cyrillic "а").
+    Those two have codes of their own
+    (``name_for_bots``, ``name_mixes_scripts``), so a client can say why in its own language; any other fault
+    is refused with ``code``."""
     name = clean_text(name, max_length=max_length, what="name", code=code)
+    if _SCRIPTS.check(name):
+        raise Refusal(
+            "name_mixes_scripts", "that name mixes scripts whose letters or digits look alike; pick another"
+        )
     skeleton = name_skeleton(name)
-    if _BOT_NAME.fullmatch(skeleton):
-        raise Refusal(code, "that name is kept for bots; pick another")
+    if name_skeleton(_NUMBERED.sub("", name)) in _BOTS:
+        raise Refusal("name_for_bots", "that name is kept for bots; pick another")
     if max(len(name), len(skeleton), len(name_key(name))) > STORED_NAME_LENGTH:
         raise Refusal(code, "that name is too long once its letters are spelled out; pick another")
     return name
@@ -79,19 +87,27 @@ def _joiners_between_letters(text: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=4096)
 def name_skeleton(name: str) -> str:
-    """What a name reads as: two names with one skeleton pass for each other at a table. Width and
-    compatibility forms (NFKC), case, accents and other marks, invisible characters (joiners, blanks,
-    spaces), digits of every script (۲, ٢ and 2), and Cyrillic, Greek and Arabic look-alikes of Latin and
-    Persian letters are all folded away."""
-    folded = unicodedata.normalize("NFKC", name).translate(_CAPITAL_LOOKALIKES).casefold()
+    """What a name reads as: two names with one skeleton pass for each other at a table, and share a record.
+    Width and compatibility forms (NFKC), accents and other marks, invisible characters (joiners, blanks,
+    spaces) and digits of every script (۲, ٢ and 2) are folded first; then Unicode's confusable skeleton
+    (UTS #39, ICU's data: "0mid" and "Omid", "ꓢara" and "Sara", ي and ی, ك and ک) and letter case, in turn
+    until nothing changes; last "i" reads as "l" (the skeleton maps "I" to "l", and case folds "I" to "i")."""
     kept = []
-    for ch in unicodedata.normalize("NFD", folded):
-        if not _visible(ch):
+    for ch in unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name)):
+        if not _visible(ch) or ch == _TATWEEL:
             continue
         digit = unicodedata.decimal(ch, None)
         kept.append(str(digit) if digit is not None else ch)
-    skeleton = "".join(kept).translate(_SMALL_LOOKALIKES)
-    for pair, letter in _LOOKALIKE_PAIRS:
-        skeleton = skeleton.replace(pair, letter)
-    return skeleton
+    skeleton = "".join(kept)
+    for _ in range(4):  # two rounds settle every name seen; a bound all the same
+        folded = unicodedata.normalize("NFKC", _SKELETONS.getSkeleton(0, skeleton)).casefold()
+        if folded == skeleton:
+            break
+        skeleton = folded
+    return skeleton.replace("i", "l")
+
+
+# How bots are named ("Bot 2"; the Persian client says "رایانه ۲"), as skeletons, their numbers left out.
+_BOTS = frozenset(name_skeleton(word) for word in ("bot", "رایانه"))

@@ -51,6 +51,8 @@ async def test_create_join_until_full_then_watch(http: httpx.AsyncClient) -> Non
         ({"name": "x" * 33}, "bad_request"),
         ({"name": "a\nb"}, "bad_request"),
         ({"name": "a\u202eb"}, "bad_request"),
+        ({"name": "\uff22\uff4f\uff54 \u06f2"}, "name_for_bots"),  # fullwidth "Ｂｏｔ" and a Persian two
+        ({"name": "S\u0430ra"}, "name_mixes_scripts"),  # a Cyrillic "а" among Latin letters
         ({}, "bad_request"),
         ({"name": "Sara", "seats": 9}, "bad_request"),
         ({"name": "Sara", "seats": 1}, "bad_request"),

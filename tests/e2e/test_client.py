@@ -269,6 +269,25 @@ def test_persian_switch_gives_rtl_and_is_remembered(new_page: Any, server: str) 
     assert missing == [[], []]
 
 
+@pytest.mark.parametrize(
+    ("lang", "name", "says"),
+    [("fa", "Bot 2", "رایانه"), ("en", "S\u0430ra", "one alphabet")],  # a Cyrillic "а" among Latin letters
+)
+def test_a_refused_name_says_why_in_the_pages_language(
+    new_page: Any, server: str, lang: str, name: str, says: str
+) -> None:
+    page = new_page(390, 844)
+    page.goto(f"{server}/")
+    page.wait_for_selector("[data-testid=create]")
+    if lang == "fa":
+        page.click("[data-testid=lang]")
+    page.fill("[data-testid=create-name]", name)
+    page.click("[data-testid=create]")
+    error = page.locator("[role=alert]").filter(has_text=says)
+    error.wait_for()
+    assert page.url.rstrip("/") == server.rstrip("/"), "no table is made"
+
+
 FOURTEEN = {
     "hand": ["4H", "5H", "6H", "7H", "9S", "9D", "9C", "10D", "JD", "KS", "2C", "8S", "QC", "AD"],
     "arrangement": {

@@ -66,7 +66,7 @@ async def test_0005_fills_in_outcomes_and_records_and_goes_down_and_up_again(db_
                         ),
                         {"g": ids[number], "r": round_number, "s": seat, "name": name, "p": penalty},
                     )
-        await _alembic(db_url, "upgrade", "head")
+        await _alembic(db_url, "upgrade", "0005")
         async with engine.connect() as conn:
             out = (
                 await conn.execute(text("select game_id, round, seat from round_scores where went_out"))
