@@ -69,6 +69,8 @@ class RoomRow(Base):
     # No foreign key: games point at rooms, and a cycle would complicate migrations on SQLite.
     current_game_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     version: Mapped[int] = mapped_column(Integer, default=1)
+    # The hashed token of the host who was gone, to whom the role returns when they are back (``Table``).
+    host_returns_to: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class SeatRow(Base):
