@@ -271,8 +271,8 @@ class Follower:
                 conn.send_text(text)
 
     def heard_here(self, said: peers.HereSaid) -> bool:
-        """Another process said who is at the table through it (and who pressed Continue there); True if
-        who is connected, or the pause, changed."""
+        """Another process said who is at the table through it (and who pressed Continue there, and whose
+        request has its asker there); True if any of that changed."""
         room = self.room
         if said.process == room.broadcaster.process_id:
             return False
@@ -282,6 +282,7 @@ class Follower:
             spectators=said.spectators,
             now=room.clock.now(),
             at=room.clock.monotonic(),
+            askers=said.askers,
         )
         # The pause is not stored: merged here, but not while a commit is in flight (it would be lost; the
         # next heartbeat says it again).

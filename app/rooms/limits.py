@@ -77,21 +77,19 @@ class SeatRequestGuard:
     request has had no socket of its asker here, for the schedule (``unanswered_requests``). This process's
     count, like every per-address limit."""
 
-    def __init__(
-        self, *, per_table: int, per_address: int, cool_down: float, clock: Clock, watch_from: datetime
-    ) -> None:
+    def __init__(self, *, per_table: int, per_address: int, cool_down: float, clock: Clock) -> None:
         self.per_table, self.per_address, self.cool_down, self.clock = (
             per_table,
             per_address,
             cool_down,
             clock,
         )
-        self.watch_from = watch_from  # requests found in the store count as unattended from here
         self._table: deque[float] = deque()
         self._addresses: dict[str, deque[float]] = {}
         self._askers: dict[str, str] = {}  # token hash -> the address it asked from (for the cool-down)
         self._cooling: dict[str, float] = {}  # address or token hash -> until when (monotonic)
-        self._unattended: dict[str, datetime] = {}  # token hash -> since when no socket is behind it
+        # Token hash -> since when no socket is behind its request (at the latest: since it was first seen).
+        self._unattended: dict[str, datetime] = {}
 
     def check(self, address: str, token_hash: str | None = None, *, awaits_host: bool = True) -> None:
         """Refuse (rate_limited) a request that would go over a budget, or that would wait for the host's
@@ -150,18 +148,18 @@ class SeatRequestGuard:
         left without it being withdrawn)."""
         self._unattended[token_hash] = since
 
-    def waiting(self, table: Table, attended: Collection[str]) -> dict[int, datetime]:
-        """Each bot's seat with a pending request whose asker has no socket here (``attended``: the tokens
-        of the sockets here), and since when."""
+    def waiting(self, table: Table, attended: Collection[int], now: datetime) -> dict[int, datetime]:
+        """Each bot's seat with a pending request whose asker has no socket at the table (``attended``: the
+        seats whose asker has one, here or through another process), and since when. A request this
+        process has heard nothing of counts from ``now``, when it first sees it (made on another process,
+        or found in the store)."""
         pending = {
             s.claim.token_hash: s.index for s in table.seats if s.claim is not None and not s.claim.approved
         }
         self._unattended = {t: since for t, since in self._unattended.items() if t in pending}
-        return {
-            index: self._unattended.get(token, self.watch_from)
-            for token, index in pending.items()
-            if token not in attended
-        }
+        for token in pending:
+            self._unattended.setdefault(token, now)
+        return {index: self._unattended[token] for token, index in pending.items() if index not in attended}
 
 
 def _awaits_host(change: Change) -> bool:
@@ -190,6 +188,5 @@ def room_limits(settings: Settings, clock: Clock) -> tuple[dict[str, SeatLimiter
         per_address=settings.address_requests_per_10s,
         cool_down=settings.declined_cool_down_seconds,
         clock=clock,
-        watch_from=clock.now(),
     )
     return seat_limits, guard

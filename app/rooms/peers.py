@@ -44,6 +44,8 @@ class HereSaid(_Strict):
     seats: list[int] = Field(max_length=64)
     spectators: int = Field(ge=0)
     pause: PauseSaid | None = None
+    # Bots' seats whose pending request has its asker's socket there: the request is not unattended.
+    askers: list[int] = Field(default=[], max_length=64)
 
 
 class Heartbeat(_Strict):
@@ -75,7 +77,7 @@ def here_said(payload: dict[str, Any], table: Table, *, max_spectators: int) -> 
 
 def _believable(said: HereSaid, table: Table, max_spectators: int) -> bool:
     seats = range(len(table.seats))
-    ok = all(s in seats for s in said.seats) and said.spectators <= max_spectators
+    ok = all(s in seats for s in (*said.seats, *said.askers)) and said.spectators <= max_spectators
     if said.pause is not None:
         ok = ok and all(s in seats for s in said.pause.continued)
     if not ok:
@@ -90,6 +92,7 @@ def here(process_id: str, table: Table, presence: Presence) -> dict[str, Any]:
         "process": process_id,
         "seats": sorted(presence.local_seats()),
         "spectators": presence.local_spectators(),
+        "askers": sorted(presence.local_askers(table)),
         "pause": {
             "key": pause.pause_key(table),
             "continued": sorted(said.continued),

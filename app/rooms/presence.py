@@ -3,18 +3,30 @@ person's seat has had none anywhere.
 
 A seat nobody has opened counts as away since the room was loaded here, so after a restart the grace period
 starts again for everyone. Other processes' word (``heard``) lasts until they say otherwise or fall silent
-(``expire``): a process that died stops vouching for its seats.
+(``expire``): a process that died stops vouching for its seats. They also say which bots' seats have the
+asker of their pending request watching through them (``askers``), so any process can tell a request nobody
+stands behind any more, and since when.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from app.protocol import Welcome
 from app.table import Table
 
 from .connection import Connection
+
+
+class Said(NamedTuple):
+    """What another process said of its sockets at a table, and when (monotonic seconds)."""
+
+    seats: frozenset[int]
+    spectators: int
+    at: float
+    askers: frozenset[int] = frozenset()  # bots' seats whose pending request's asker watches there
 
 
 class Presence:
@@ -24,8 +36,10 @@ class Presence:
         self.announced = watch_from  # grace periods that ended up to here were announced (``auto``)
         self._away: dict[int, datetime] = {}  # seat -> when its last socket closed
         self.last_used = watch_from  # when a socket last came or went
-        # Another process -> (its seats with sockets, its spectators, when it said so: monotonic seconds).
-        self.remote: dict[str, tuple[frozenset[int], int, float]] = {}
+        self.remote: dict[str, Said] = {}  # another process -> what it said last
+        self._askers_gone: dict[
+            int, datetime
+        ] = {}  # bot's seat -> when no other process vouched for its asker
 
     def joined(self) -> Iterator[Connection]:
         return (c for c in self.connections if c.joined)
@@ -42,35 +56,70 @@ class Presence:
 
     def connected_seats(self) -> set[int]:
         seats = self.local_seats()
-        for remote_seats, _, _ in self.remote.values():
-            seats |= remote_seats
+        for said in self.remote.values():
+            seats |= said.seats
         return seats
 
     def spectator_count(self) -> int:
-        return self.local_spectators() + sum(count for _, count, _ in self.remote.values())
+        return self.local_spectators() + sum(said.spectators for said in self.remote.values())
 
-    def heard(self, process: str, *, seats: list[int], spectators: int, now: datetime, at: float) -> bool:
-        """Another process says who is at the table through it; True if who is connected changed."""
-        before = (self.connected_seats(), self.spectator_count())
-        if seats or spectators:
-            self.remote[process] = (frozenset(seats), spectators, at)
+    def local_askers(self, table: Table) -> set[int]:
+        """The bots' seats whose pending request has its asker's socket here."""
+        tokens = {c.token_hash for c in self.joined() if c.token_hash is not None}
+        return {
+            s.index
+            for s in table.seats
+            if s.claim is not None and not s.claim.approved and s.claim.token_hash in tokens
+        }
+
+    def remote_askers(self) -> frozenset[int]:
+        """The bots' seats whose pending request's asker watches through another process."""
+        return frozenset().union(*(said.askers for said in self.remote.values()))
+
+    def unattended_since(self, waiting: dict[int, datetime]) -> dict[int, datetime]:
+        """``waiting`` (bot's seat -> since when its request has had no asker's socket here, or since it was
+        first seen), each from when the last other process vouching for its asker stopped, if later."""
+        return {seat: max(since, self._askers_gone.get(seat, since)) for seat, since in waiting.items()}
+
+    def heard(
+        self,
+        process: str,
+        *,
+        seats: list[int],
+        spectators: int,
+        now: datetime,
+        at: float,
+        askers: list[int] | None = None,
+    ) -> bool:
+        """Another process says who is at the table through it; True if who is connected (or whose
+        request has its asker there) changed."""
+        before = self._snapshot()
+        if seats or spectators or askers:
+            self.remote[process] = Said(frozenset(seats), spectators, at, frozenset(askers or ()))
         else:
             self.remote.pop(process, None)
         return self._settle(before, now)
 
     def expire(self, older_than: float, now: datetime) -> bool:
         """Forget processes silent since ``older_than``; True if who is connected changed."""
-        before = (self.connected_seats(), self.spectator_count())
-        self.remote = {p: said for p, said in self.remote.items() if said[2] >= older_than}
+        before = self._snapshot()
+        self.remote = {p: said for p, said in self.remote.items() if said.at >= older_than}
         return self._settle(before, now)
 
-    def _settle(self, before: tuple[set[int], int], now: datetime) -> bool:
-        seats = self.connected_seats()
+    def _snapshot(self) -> tuple[set[int], int, frozenset[int]]:
+        return self.connected_seats(), self.spectator_count(), self.remote_askers()
+
+    def _settle(self, before: tuple[set[int], int, frozenset[int]], now: datetime) -> bool:
+        seats, askers = self.connected_seats(), self.remote_askers()
         for seat in seats - before[0]:
             self._away.pop(seat, None)
         for seat in before[0] - seats:
             self._away[seat] = now  # its grace period starts
-        return (seats, self.spectator_count()) != before
+        for seat in askers:
+            self._askers_gone.pop(seat, None)
+        for seat in before[2] - askers:
+            self._askers_gone[seat] = now  # nobody elsewhere stands behind that request from now
+        return (seats, self.spectator_count(), askers) != before
 
     def join(self, conn: Connection, seat: int | None) -> None:
         """A socket said hello: it now watches or plays ``seat`` (back: the server stops playing for it)."""

@@ -97,12 +97,11 @@ class Room:
         return next_wake(self.table, away, self.presence.announced, self.timing, waiting)
 
     def waiting_requests(self) -> dict[int, datetime]:
-        """Pending requests with no socket of their asker here, and since when. With several processes the
-        asker may be on another one (presence carries no tokens): none counts as unattended then."""
-        if self.broadcaster.shared:
-            return {}
-        attended = {c.token_hash for c in self.presence.joined() if c.token_hash is not None}
-        return self.seat_requests.waiting(self.table, attended)
+        """Pending requests with no socket of their asker at the table, through any process, and since when
+        (``SeatRequestGuard.waiting``, ``Presence.unattended_since``)."""
+        attended = self.presence.local_askers(self.table) | self.presence.remote_askers()
+        waiting = self.seat_requests.waiting(self.table, attended, self.clock.now())
+        return self.presence.unattended_since(waiting)
 
     # ----- the one transition -----------------------------------------------------------------------------
 

@@ -217,6 +217,7 @@ async def load_table(
             status=RoomStatus(room.status),
             version=room.version,
             host_seat=room.host_seat,
+            host_returns_to=room.host_returns_to,
             seat_count=room.seat_count,
             options=Options.from_dict(room.options),
             seats=seats,

@@ -140,15 +140,15 @@ async def change_room(session: AsyncSession, change: Change, write: RoomWrite) -
         case Reopen():  # the finished game stays current: the next one's number goes on
             await _bump(session, code, version, status=change.table.status.value)
         case SetHost():
-            await _bump(session, code, version, host_seat=change.table.host_seat)
+            await _bump(session, code, version, **_host(change.table))
         case RemoveSeat():  # a removal below the host moves the host down
-            await _bump(session, code, version, host_seat=change.table.host_seat)
+            await _bump(session, code, version, **_host(change.table))
             await _remove_seat(session, code, write.index)
         case AddSeat():
             await _bump(session, code, version)
             session.add(_seat_row(code, write.seat, now))
         case ReplaceSeat():  # a person who left passes the host role in the same write
-            await _bump(session, code, version, host_seat=change.table.host_seat)
+            await _bump(session, code, version, **_host(change.table))
             await _replace_seat(session, code, write.seat)
             if write.handed and change.table.game_id is not None:  # that game counts for nobody there
                 await session.execute(
@@ -244,6 +244,11 @@ def _seat_values(seat: Seat) -> dict[str, Any]:
 
 def _seat_row(code: str, seat: Seat, now: datetime) -> SeatRow:
     return SeatRow(room_code=code, seat_index=seat.index, created_at=now, **_seat_values(seat))
+
+
+def _host(table: Table) -> dict[str, Any]:
+    """The room's host columns: its host's seat, and the host who was gone, to whom the role returns."""
+    return {"host_seat": table.host_seat, "host_returns_to": table.host_returns_to}
 
 
 async def _bump(db: AsyncSession | AsyncConnection, code: str, version: int, **values: Any) -> None:

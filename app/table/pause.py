@@ -119,9 +119,7 @@ def heard(table: Table, *, key: object, continued: Collection[int], ended: datet
 
 
 def carry(old: Table, new: Table) -> Table:
-    """``new`` (read back from the store) with what memory knew of the same round's pause (and of a host
-    who was gone, ``Table.host_returns_to``)."""
-    new = replace(new, host_returns_to=old.host_returns_to)
+    """``new`` (read back from the store) with what memory knew of the same round's pause."""
     if old.pause == NO_PAUSE or pause_key(old) != pause_key(new):
         return new
     return replace(new, pause=old.pause)

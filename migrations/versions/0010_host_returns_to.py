@@ -25,5 +25,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("rooms") as batch:
-        batch.drop_column("host_returns_to")
+    # Not a batch (a copy of the table) on SQLite: dropping ``rooms`` there would cascade to every seat, game
+    # and chat line. SQLite 3.35 and later drop a column in place, as PostgreSQL does.
+    op.execute("ALTER TABLE rooms DROP COLUMN host_returns_to")

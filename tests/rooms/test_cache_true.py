@@ -206,6 +206,10 @@ async def test_notices_are_read_strictly(manager: RoomManager, elsewhere: RoomMa
     there.follower.on_notice(Notice(there.code, "presence", there.table.version, crowd))
     assert there.presence.spectator_count() == 1
     assert peers.here_said({**crowd, "seats": [7]}, there.table, max_spectators=50) is None
+    assert peers.here_said({**crowd, "spectators": 1, "askers": [7]}, there.table, max_spectators=50) is None
+    assert (
+        peers.here_said({**crowd, "spectators": 1, "askers": ["1"]}, there.table, max_spectators=50) is None
+    )
     long_line = {"seat": 0, "name": "Host", "text": "x" * 3031, "at": "2026-01-01T00:00:00.000Z"}
     bidi = {**long_line, "text": "hi \u202e there"}
     other_name = {**long_line, "text": "hello", "name": "Someone"}

@@ -128,3 +128,30 @@ async def test_the_host_is_judged_on_the_table_another_process_moved(
     assert there.table.host_seat == 1
     assert codes(await guest.say({"type": "set_options", "seats": 2})) == []
     assert (await stored_host(manager, room.code)) == 1
+
+
+async def test_a_host_who_was_gone_gets_the_role_back_on_another_process(
+    manager: RoomManager, clock: ManualClock, elsewhere: RoomManager
+) -> None:
+    """Whose the role becomes again is kept in the store (it was one process's memory): the host who was
+    gone comes back through another process, which reads the room from the store, and is the host again."""
+    room, host_token = await manager.create(name="Host", seat_count=3, bots=[], options={})
+    _, guest_token = await room.join("Guest")
+    host, guest = FakeSocket(room), FakeSocket(room)
+    await host.say({"type": "hello", "token": host_token})
+    await guest.say({"type": "hello", "token": guest_token})
+    await room.detach(host.conn)
+    await clock.advance(PRESENCE_SECONDS + 60)
+    await wait_until(lambda: room.table.host_seat == 1)
+    loaded = await manager.store.load_table(room.code)
+    assert loaded is not None and loaded.table.host_seat == 1
+    assert loaded.table.host_returns_to == room.table.seats[0].token_hash is not None
+    there = await elsewhere.get(room.code)
+    assert there is not None and there.table.host_seat == 1
+    back = FakeSocket(there)
+    await back.say({"type": "hello", "token": host_token})
+    await wait_until(lambda: there.table.host_seat == 0)
+    assert codes(await back.say({"type": "set_options", "seats": 4})) == []  # the host again
+    assert await stored_host(manager, room.code) == 0
+    loaded = await manager.store.load_table(room.code)
+    assert loaded is not None and loaded.table.host_returns_to is None

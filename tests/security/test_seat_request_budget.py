@@ -12,7 +12,7 @@ from tests.rooms.fakes import ManualClock
 
 
 def guard(clock: ManualClock) -> SeatRequestGuard:
-    return SeatRequestGuard(per_table=5, per_address=2, cool_down=30, clock=clock, watch_from=clock.now())
+    return SeatRequestGuard(per_table=5, per_address=2, cool_down=30, clock=clock)
 
 
 def refused(check: SeatRequestGuard, address: str, token: str | None = None) -> str:
@@ -64,9 +64,11 @@ def test_a_pending_request_is_unattended_from_when_nobody_is_behind_it() -> None
     )
     table = c.request_seat(table, index=1, name="Eve", token_hash="e", at=clock.now()).table  # type: ignore[union-attr]
     table = c.request_seat(table, index=2, name="Fay", token_hash="f", at=clock.now()).table  # type: ignore[union-attr]
+    first_seen = clock.now()
+    assert budget.waiting(table, attended={1, 2}, now=first_seen) == {}
     clock.t += 5
     budget.unattended("e", clock.now())
-    assert budget.waiting(table, attended={"f"}) == {1: clock.now()}
-    assert budget.waiting(table, attended=set()) == {1: clock.now(), 2: budget.watch_from}
+    assert budget.waiting(table, attended={2}, now=clock.now()) == {1: clock.now()}
+    assert budget.waiting(table, attended=set(), now=clock.now()) == {1: clock.now(), 2: first_seen}
     approved = c.approve_seat(table, index=1, at=clock.now()).table
-    assert budget.waiting(approved, attended={"f"}) == {}
+    assert budget.waiting(approved, attended={2}, now=clock.now()) == {}
