@@ -29,7 +29,7 @@ BELOW_API = ("app.engine", "app.table", "app.protocol", "app.store", "app.rooms"
 # docs/architecture.md ("Layers, and what each may import"), row for row.
 LAYERS: dict[str, Layer] = {
     "app.engine": Layer(),
-    "app.table": Layer(("app.engine",)),
+    "app.table": Layer(("app.engine",), ("icu",)),  # ICU's spoof checker: Unicode's confusables data
     "app.protocol": Layer(("app.engine", "app.table"), ("pydantic", "pydantic_core")),
     "app.store": Layer(
         ("app.engine", "app.table", "app.config", "app.logs"), ("sqlalchemy", "alembic", "asyncpg", "orjson")
