@@ -355,6 +355,10 @@ def test_a_375px_phone_shows_the_whole_14_card_hand(
     # melds put it ("..., in a run").
     named = wild.get_attribute("aria-label") or ""
     assert named.startswith(("K♠ wild: king of spades,", "K♠ وحشی: شاه پیک،")), named
+    # The wild badge is in view whole: nothing covers a corner of it (where the word is wider than the strip
+    # of the card left in view, a star stands in for it).
+    wild.scroll_into_view_if_needed()
+    assert page.evaluate(BADGES_COVERED) == 0
     if lang == "en" and grouped:
         screenshot(page, "hand-phone.png")
     if not grouped:
@@ -366,6 +370,15 @@ def test_a_375px_phone_shows_the_whole_14_card_hand(
         page.keyboard.press("Shift+ArrowRight" if lang == "en" else "Shift+ArrowLeft")
         assert hand_cards(page)[:2] == [before[2], before[1]]
         assert page.evaluate("document.activeElement.dataset.card") == before[1]
+
+
+BADGES_COVERED = """() => [...document.querySelectorAll('.hand .wild-badge')].filter((badge) => {
+  const r = badge.getBoundingClientRect();
+  const corners = [[r.left + 1, r.top + 1], [r.right - 1, r.top + 1], [r.left + 1, r.bottom - 1],
+    [r.right - 1, r.bottom - 1]];
+  const card = badge.closest('.card');
+  return corners.some(([x, y]) => document.elementFromPoint(x, y)?.closest('.card') !== card);
+}).length"""
 
 
 def drag_card(page: Any, lang: str, card: Any, onto: Any) -> None:

@@ -250,5 +250,10 @@ export function fitHand(container) {
     step = Math.min(cw * 0.55, longest > 1 ? (width - cw) / (longest - 1) : maxStep);
   }
   container.classList.toggle('wrap', wrap);
-  container.style.setProperty('--step', `${Math.floor(Math.min(maxStep, step))}px`);
+  const shown = Math.floor(Math.min(maxStep, step));
+  container.style.setProperty('--step', `${shown}px`);
+  // Too tight for the word "wild" on a card the next one covers: a star stands in for it there (app.css).
+  container.classList.remove('tight');
+  const badge = container.querySelector('.wild-badge');
+  container.classList.toggle('tight', badge !== null && badge.offsetWidth + cw * 0.1 > shown);
 }
