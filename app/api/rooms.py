@@ -110,7 +110,9 @@ async def create_room(
     if not limits.open_room(address):
         raise Refusal("rate_limited", "too many rooms opened from your address; try again later")
     bots: list[str] = ["normal"] * body.bots if isinstance(body.bots, int) else list(body.bots)
-    room, token = await manager.create(name=name, seat_count=body.seats, bots=bots, options=body.options)
+    room, token = await manager.create(
+        name=name, seat_count=body.seats, bots=bots, options=body.options, address=address
+    )
     base = settings.public_base_url.rstrip("/")
     return RoomCreated(code=room.code, seat=0, token=token, url=f"{base}/r/{room.code}")
 

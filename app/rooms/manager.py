@@ -17,6 +17,7 @@ from app.protocol import Restarting
 from app.store import CodeTaken, Store
 from app.table import Refusal
 from app.table.commands import new_table
+from app.table.origins import new_salt
 
 from . import peers
 from .broadcast import Broadcaster, InProcessBroadcaster, Notice, RedisBroadcaster
@@ -189,9 +190,10 @@ class RoomManager:
         return room
 
     async def create(
-        self, *, name: str, seat_count: int, bots: list[str], options: dict[str, Any]
+        self, *, name: str, seat_count: int, bots: list[str], options: dict[str, Any], address: str = ""
     ) -> tuple[Room, str]:
-        """Open a room in the lobby with the host in seat 0 and ``bots`` after it. Returns (room, token)."""
+        """Open a room in the lobby with the host (who asked from ``address``) in seat 0 and ``bots`` after
+        it. Returns (room, token)."""
         token = new_token()
         for _ in range(10):
             code = new_room_code()
@@ -203,6 +205,8 @@ class RoomManager:
                 seat_count=seat_count,
                 options=options,
                 now=self.clock.now(),
+                salt=new_salt(),
+                address=address,
             )
             try:
                 await self.store.create_room(table, now=self.clock.now())

@@ -11,21 +11,34 @@ from datetime import datetime
 from app.protocol import AvatarIn, Practice, RequestSeat, SeatRequested, WithdrawRequest
 from app.table import Change, Refusal, Table
 from app.table import commands as table_commands
+from app.table.origins import origin_of
 from app.table.text import clean_name
 
 from .outcomes import Asker, Limit, Maker, Reply, Stored
 from .tokens import hash_token, new_token
 
 
-def join(*, name: str, token_hash: str, at: datetime, program: bool) -> Maker:
+def join(*, name: str, token_hash: str, address: str, at: datetime, program: bool) -> Maker:
     """The next open seat for a new person (None when there is none: they watch instead)."""
-    return lambda table: table_commands.join(table, name=name, token_hash=token_hash, at=at, program=program)
+    return lambda table: table_commands.join(
+        table,
+        name=name,
+        token_hash=token_hash,
+        at=at,
+        program=program,
+        origin=origin_of(table.origin_salt, address),
+    )
 
 
-def request_seat(*, index: int, name: str | None, token_hash: str, at: datetime) -> Maker:
+def request_seat(*, index: int, name: str | None, token_hash: str, address: str, at: datetime) -> Maker:
     """Ask for a bot's seat (it passes once the host approves, or at once for its former player)."""
     return lambda table: table_commands.request_seat(
-        table, index=index, name=name, token_hash=token_hash, at=at
+        table,
+        index=index,
+        name=name,
+        token_hash=token_hash,
+        at=at,
+        origin=origin_of(table.origin_salt, address),
     )
 
 
@@ -40,8 +53,8 @@ def joining(
     """A REST join: the next open seat; with ``seat`` (a bot's), a request for it (within the room's
     budgets), which passes once approved."""
     if seat is None:
-        return Stored(join(name=name, token_hash=token_hash, at=at, program=program))
-    request = request_seat(index=seat, name=name, token_hash=token_hash, at=at)
+        return Stored(join(name=name, token_hash=token_hash, address=address, at=at, program=program))
+    request = request_seat(index=seat, name=name, token_hash=token_hash, address=address, at=at)
     return Stored(request, budget=(address, token_hash))
 
 
@@ -69,7 +82,10 @@ def ask(
 
     def request(table: Table) -> Change | None:
         name = None if given is None else clean_name(given, max_length=max_name_length, code="bad_message")
-        return table_commands.request_seat(table, index=message.seat, name=name, token_hash=token_hash, at=at)
+        origin = origin_of(table.origin_salt, asker.address)
+        return table_commands.request_seat(
+            table, index=message.seat, name=name, token_hash=token_hash, at=at, origin=origin
+        )
 
     return Stored(
         request,

@@ -218,6 +218,7 @@ async def load_table(
             version=room.version,
             host_seat=room.host_seat,
             host_returns_to=room.host_returns_to,
+            origin_salt=room.origin_salt,
             seat_count=room.seat_count,
             options=Options.from_dict(room.options),
             seats=seats,
@@ -254,7 +255,7 @@ def replay_round(
 def _seat(row: SeatRow) -> Seat:
     claim = None
     if row.claim_token_hash is not None and row.claim_name is not None:
-        claim = Claim(row.claim_name, row.claim_token_hash, row.claim_approved)
+        claim = Claim(row.claim_name, row.claim_token_hash, row.claim_approved, origin=row.claim_origin)
     return Seat(
         row.seat_index,
         row.name,
@@ -266,4 +267,5 @@ def _seat(row: SeatRow) -> Seat:
         claim=claim,
         practice=row.practice,
         avatar=row.avatar,
+        origin=row.origin,
     )

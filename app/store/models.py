@@ -71,6 +71,8 @@ class RoomRow(Base):
     version: Mapped[int] = mapped_column(Integer, default=1)
     # The hashed token of the host who was gone, to whom the role returns when they are back (``Table``).
     host_returns_to: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # The table's secret for its seats' origins (``app.table.origins``); None for tables from before them.
+    origin_salt: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class SeatRow(Base):
@@ -102,6 +104,9 @@ class SeatRow(Base):
     practice: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # A person's seat: the face they picked (one of ``app.table.AVATARS``); null: none yet.
     avatar: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # Where the seat's person (and the asker, for a claim) joined from: a keyed hash, never the address.
+    origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    claim_origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 class GameRow(Base):
@@ -219,9 +224,14 @@ class GamePlayerRow(Base):
     practice: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # The host handed this person's seat to a bot during the game: it counts for nobody.
     handed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Where the seat's person joined from at the game's start (``app.table.origins``; None: unknown).
+    origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
     total: Mapped[int | None] = mapped_column(Integer, nullable=True)
     won: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     counted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # A person's game left out of the public records because every other person's seat joined from the same
+    # address (``standings_writes.one_address``); it still counts in its own table's series.
+    padded: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     win: Mapped[float | None] = mapped_column(Float, nullable=True)  # a shared win's share: 1/k of k
     place: Mapped[int | None] = mapped_column(Integer, nullable=True)  # 1 + seats with a lower total
     rounds_out_first: Mapped[int | None] = mapped_column(Integer, nullable=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, cast, func, select, true
+from sqlalchemy import Integer, cast, func, or_, select, true
 
 from app.table.text import name_skeleton
 
@@ -238,7 +238,8 @@ class Standings:
 
     async def table(self, code: str, *, limit: int, offset: int) -> Page[PlayerSummary]:
         """A table's standings across its finished games (a table that plays rematches is a series): per
-        name, its counted games there; most wins first."""
+        name, its counted games there, and those left out of the public records only because everyone
+        joined from one address; most wins first."""
         wins = func.sum(GamePlayerRow.win)
         average = func.avg(cast(GamePlayerRow.total, Integer) * 1.0)
         query = (
@@ -256,7 +257,7 @@ class Standings:
             )
             .where(
                 GamePlayerRow.game_id.in_(select(GameRow.id).where(GameRow.room_code == code)),
-                COUNTED,
+                or_(COUNTED, GamePlayerRow.padded == true()),  # friends on one network: their own series
             )
             .group_by(GamePlayerRow.skeleton)
         )

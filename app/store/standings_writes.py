@@ -32,6 +32,7 @@ _SEATS = select(
     PLAYERS.c.is_program,
     PLAYERS.c.practice,
     PLAYERS.c.handed,
+    PLAYERS.c.origin,
 ).where(PLAYERS.c.game_id == bindparam("b_id"))
 _NAMES = select(SCORES.c.seat, SCORES.c.name).where(SCORES.c.game_id == bindparam("b_id")).distinct()
 _SET_OUTCOME = (
@@ -45,6 +46,7 @@ _SET_OUTCOME = (
         rounds_out_first=bindparam("rounds_out_first"),
         perfect=bindparam("perfect"),
         counted=bindparam("counted"),
+        padded=bindparam("padded"),
         finished_at=bindparam("finished_at"),
     )
 )
@@ -82,30 +84,58 @@ def _upsert(dialect: str) -> Any:
 _UPSERTS = {dialect: _upsert(dialect) for dialect in ("sqlite", "postgresql")}
 
 
-def counted_seats(seats: list[Any], names: list[Any]) -> dict[int, str]:
-    """seat -> skeleton of the seats that count (one per skeleton: the lowest seat, should two ever share
-    one): a person's seat (not a bot's or a program's, not played for practice, not handed to a bot by the
-    host during the game), held by one name all game. A seat its person left of their own accord counts, and
-    so do the turns the server played for them while they were away: leaving never escapes a bad score."""
+def person_seats(seats: list[Any], names: list[Any]) -> dict[int, tuple[str, str | None]]:
+    """seat -> (skeleton, origin) of the seats that are a person's game (one per skeleton: the lowest seat,
+    should two ever share one): a person's seat (not a bot's or a program's, not played for practice, not
+    handed to a bot by the host during the game), held by one name all game. A seat its person left of their
+    own accord is theirs, and so are the turns the server played for them while they were away: leaving
+    never escapes a bad score."""
     held: dict[int, set[str]] = {}
     for seat, name in names:
         held.setdefault(seat, set()).add(name)
-    counted: dict[int, str] = {}
-    for seat, name, skeleton, is_bot, is_program, practice, handed in sorted(seats):
+    people: dict[int, tuple[str, str | None]] = {}
+    for seat, name, skeleton, is_bot, is_program, practice, handed, origin in sorted(seats):
         person = not (is_bot or is_program or practice or handed)
-        if person and skeleton and held.get(seat, {name}) == {name} and skeleton not in counted.values():
-            counted[seat] = skeleton
-    return counted
+        taken = {skeleton for skeleton, _ in people.values()}
+        if person and skeleton and held.get(seat, {name}) == {name} and skeleton not in taken:
+            people[seat] = (skeleton, origin)
+    return people
+
+
+def one_address(people: dict[int, tuple[str, str | None]]) -> set[int]:
+    """The cheapest padding: the seats of ``people`` whose every other person's seat joined from the same
+    address (the same ``origin``), as one person playing two tabs of their own under two names would. A game
+    against bots alone is not one, nor is a seat of unknown origin (None)."""
+    origins = {seat: origin for seat, (_, origin) in people.items()}
+    return {
+        seat
+        for seat, origin in origins.items()
+        if origin is not None
+        and len(origins) > 1
+        and all(other == origin for at, other in origins.items() if at != seat)
+    }
+
+
+def counted_seats(seats: list[Any], names: list[Any]) -> dict[int, str]:
+    """seat -> skeleton of the seats that count in the public records and boards: a person's game
+    (``person_seats``) that is not the cheapest padding (``one_address``). The padding still counts in its
+    own table's series (``game_players.padded``): friends on one home network see their table's standings."""
+    people = person_seats(seats, names)
+    padded = one_address(people)
+    return {seat: skeleton for seat, (skeleton, _) in people.items() if seat not in padded}
 
 
 async def record_game_end(conn: AsyncConnection, move: RecordMove, now: datetime) -> None:
     """Each seat's outcome on its game row, and each counted player's record, in the caller's transaction."""
     ids = {"b_id": move.game_id}
     seats = (await conn.execute(_SEATS, ids)).all()
-    counted = counted_seats(list(seats), list((await conn.execute(_NAMES, ids)).all()))
+    people = person_seats(list(seats), list((await conn.execute(_NAMES, ids)).all()))
+    padded = one_address(people)
+    counted = {seat: skeleton for seat, (skeleton, _) in people.items() if seat not in padded}
     names = {seat: name for seat, name, *_ in seats}
     for final in move.final_totals:
-        await conn.execute(_SET_OUTCOME, {**ids, **_outcome(final, final.seat in counted, now)})
+        outcome = _outcome(final, final.seat in counted, now)
+        await conn.execute(_SET_OUTCOME, {**ids, **outcome, "padded": final.seat in padded})
     records = [
         _record(counted[final.seat], names[final.seat], final, move.game_id, now)
         for final in move.final_totals

@@ -125,6 +125,7 @@ async def create_room(session: AsyncSession, table: Table, now: datetime) -> Non
             host_seat=table.host_seat,
             current_game_id=None,
             version=table.version,
+            origin_salt=table.origin_salt,
         )
     )
     await session.flush()
@@ -190,6 +191,7 @@ async def start_game(session: AsyncSession, code: str, version: int, start: Star
             is_bot=s.is_bot,
             is_program=s.is_program,
             practice=s.practice,
+            origin=s.origin,
             total=None,
             won=None,
         )
@@ -239,6 +241,8 @@ def _seat_values(seat: Seat) -> dict[str, Any]:
         "claim_approved": claim is not None and claim.approved,
         "practice": seat.practice,
         "avatar": seat.avatar,
+        "origin": seat.origin,
+        "claim_origin": None if claim is None else claim.origin,
     }
 
 

@@ -29,6 +29,7 @@ from .changes import (
     final_totals,
 )
 from .errors import Refusal
+from .origins import origin_of
 from .schedule import host_successor
 from .table import AUTO_LEVEL, NO_PAUSE, TRANSITIONS, Claim, RoomStatus, Seat, Table, same_token
 from .text import name_skeleton
@@ -98,13 +99,21 @@ def _name_free(table: Table, name: str, *, own: int | None = None) -> None:
             raise Refusal("name_taken", f"{name!r} reads as the name of someone at this table; pick another")
 
 
-def seat_person(table: Table, *, name: str, token_hash: str, at: datetime, program: bool = False) -> Change:
-    """A person (or a person's program) takes the next open seat."""
+def seat_person(
+    table: Table,
+    *,
+    name: str,
+    token_hash: str,
+    at: datetime,
+    program: bool = False,
+    origin: str | None = None,
+) -> Change:
+    """A person (or a person's program) takes the next open seat (``origin``: where they joined from)."""
     _expect(table, "take a seat", RoomStatus.LOBBY)
     if not has_open_seat(table):
         raise Refusal("seats_full", "every seat is taken")
     _name_free(table, name)
-    seat = Seat(len(table.seats), name, token_hash=token_hash, is_program=program)
+    seat = Seat(len(table.seats), name, token_hash=token_hash, is_program=program, origin=origin)
     return _next(table, AddSeat(seat), at, seats=(*table.seats, seat))
 
 
@@ -117,16 +126,24 @@ def add_bot(table: Table, *, level: str, at: datetime) -> Change:
     return _next(table, AddSeat(seat), at, seats=(*table.seats, seat))
 
 
-def join(table: Table, *, name: str, token_hash: str, at: datetime, program: bool = False) -> Change | None:
+def join(
+    table: Table,
+    *,
+    name: str,
+    token_hash: str,
+    at: datetime,
+    program: bool = False,
+    origin: str | None = None,
+) -> Change | None:
     """A newcomer takes the next open seat; None: they watch (a bot's seat is asked for: ``request_seat``)."""
     if not has_open_seat(table):
         return None
-    return seat_person(table, name=name, token_hash=token_hash, at=at, program=program)
+    return seat_person(table, name=name, token_hash=token_hash, at=at, program=program, origin=origin)
 
 
 def _person(seat: Seat, claim: Claim) -> Seat:
-    """The bot's seat as the claimant's: their name and token; the bot's former player is forgotten."""
-    return Seat(seat.index, claim.name, token_hash=claim.token_hash)
+    """The bot's seat as the claimant's (name, token, origin); the bot's former player is forgotten."""
+    return Seat(seat.index, claim.name, token_hash=claim.token_hash, origin=claim.origin)
 
 
 def _claimed(table: Table, seat: Seat, claim: Claim | None, at: datetime) -> Change:
@@ -140,7 +157,7 @@ def _claimed(table: Table, seat: Seat, claim: Claim | None, at: datetime) -> Cha
 
 
 def request_seat(
-    table: Table, *, index: int, name: str | None, token_hash: str, at: datetime
+    table: Table, *, index: int, name: str | None, token_hash: str, at: datetime, origin: str | None = None
 ) -> Change | None:
     """A spectator asks for a bot's seat, at any time. The seat's own former player needs no approval; anyone
     else waits for the host's. The seat passes at the next moment the rules allow. None: asked already."""
@@ -160,7 +177,7 @@ def request_seat(
         raise Refusal("bad_message", "say the name you will play under")
     if name is not None:
         _name_free(table, name, own=index if former else None)
-    claim = Claim(seat.name if name is None else name, token_hash, approved=former)
+    claim = Claim(seat.name if name is None else name, token_hash, approved=former, origin=origin)
     return _claimed(table, seat, claim, at)
 
 
@@ -491,15 +508,18 @@ def new_table(
     seat_count: int,
     options: Mapping[str, object],
     now: datetime,
+    salt: str | None = None,
+    address: str = "",
 ) -> Table:
-    """A room in the lobby at version 1: the host in seat 0 and ``bots`` after it."""
+    """A room in the lobby at version 1: the host in seat 0 (who made it from ``address``) and ``bots``
+    after it. ``salt``: the table's secret for origins (``origins.new_salt``, made by the caller)."""
     if not MIN_PLAYERS <= seat_count <= MAX_PLAYERS:
         raise Refusal("bad_request", f"a table has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
     if 1 + len(bots) > seat_count:
         raise Refusal("bad_request", f"{len(bots)} bots and the host do not fit in {seat_count} seats")
     checked = Options.from_dict(dict(options))
     checked.deck_count(seat_count)
-    seats = (Seat(0, host, token_hash=token_hash),) + tuple(
+    seats = (Seat(0, host, token_hash=token_hash, origin=origin_of(salt, address)),) + tuple(
         Seat(i + 1, f"Bot {i + 2}", True, level) for i, level in enumerate(bots)
     )
     return Table(
@@ -512,4 +532,5 @@ def new_table(
         seats=seats,
         turn_started=now,
         last_move_at=now,
+        origin_salt=salt,
     )

@@ -51,6 +51,7 @@ class Claim:
     name: str
     token_hash: str
     approved: bool = False
+    origin: str | None = None  # where the asker asked from (``origins.origin_of``), never the address itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,9 @@ class Seat:
     claim: Claim | None = None  # a bot's seat: the one request for it (pending, or approved and waiting)
     practice: bool = False  # a person's seat played for practice: its games are left out of the standings
     avatar: str | None = None  # a person's seat: the face they picked (``avatars.AVATARS``); None: none yet
+    origin: str | None = (
+        None  # a person's seat: where they joined from (``origins.origin_of``); None: unknown
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +82,9 @@ class Table:
     what it meant when it was made: seat requests, declines, presence and the host role never make it stale.
 
     ``host_returns_to``: the token hash of the host whose role passed on because they were gone; the role
-    returns to them when they are back, and meanwhile their seat cannot be removed. Kept in memory like the
-    pause (after a restart the acting host simply stays the host)."""
+    returns to them when they are back, and meanwhile their seat cannot be removed. Kept in the store.
+
+    ``origin_salt``: this table's secret for ``origins.origin_of`` (None: a table from before origins)."""
 
     code: str
     status: RoomStatus
@@ -98,6 +103,7 @@ class Table:
     game_public_id: str | None = None  # the game's id in public URLs (random; the store's id stays inside)
     play_version: int = 0
     host_returns_to: str | None = None
+    origin_salt: str | None = None
 
     @property
     def playing(self) -> GameState | None:

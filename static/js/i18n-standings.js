@@ -5,7 +5,7 @@ import { addStrings } from './i18n.js';
 export const STANDINGS_STRINGS = {
   en: {
     standings: 'Standings',
-    standings_public: 'Records are public on this server: anyone can see each name\'s games, wins and totals. Computer players and practice seats are not counted.',
+    standings_public: 'Records are public on this server: anyone can see each name\'s games, wins and totals. Computer players and practice seats are not counted, nor a game whose players all joined from one network (one person playing two tabs looks the same); such a game still counts in its table\'s own standings.',
     find_player: 'A player\'s record',
     find_button: 'Show',
     boards: 'Boards',
@@ -52,7 +52,7 @@ export const STANDINGS_STRINGS = {
   },
   fa: {
     standings: 'رده‌بندی',
-    standings_public: 'سابقه‌ها در این سرور همگانی است: هر کسی بازی‌ها، بُردها و امتیازهای هر نامی را می‌بیند. بازیکنان رایانه‌ای و صندلی‌های تمرینی شمرده نمی‌شوند.',
+    standings_public: 'سابقه‌ها در این سرور همگانی است: هر کسی بازی‌ها، بُردها و امتیازهای هر نامی را می‌بیند. بازیکنان رایانه‌ای و صندلی‌های تمرینی شمرده نمی‌شوند، و نه بازی‌ای که همهٔ بازیکنانش از یک شبکه آمده‌اند (یک نفر با دو زبانه هم همین‌طور دیده می‌شود)؛ چنین بازی‌ای در جدول خود همان میز شمرده می‌شود.',
     find_player: 'سابقه‌ی یک بازیکن',
     find_button: 'نمایش',
     boards: 'جدول‌ها',

@@ -16,8 +16,11 @@ from .wsclient import running_server, server_settings
 @pytest.fixture
 async def server(db_url: str, sqlite_at_head: Path) -> AsyncIterator[str]:
     """Base URL of a real server (uvicorn, in a thread) on a fresh SQLite (a copy of a migrated one) or
-    PostgreSQL database."""
-    with running_server(server_settings(at_head(db_url, sqlite_at_head))) as base:
+    PostgreSQL database. It believes X-Forwarded-For from loopback, so a test can seat friends from
+    several addresses (``create_room``/``join_room``'s ``address``); without the header, all is 127.0.0.1."""
+    with running_server(
+        server_settings(at_head(db_url, sqlite_at_head), trusted_proxies="127.0.0.1")
+    ) as base:
         yield base
 
 

@@ -45,9 +45,10 @@ def holders(game: dict[str, Any], seat: int) -> list[tuple[int, str, bool]]:
 
 
 async def test_a_seat_handed_to_a_bot_counts_for_nobody_and_one_left_still_counts(server: str) -> None:
-    created = await create_room(server, "Ann", seats=3)
+    created = await create_room(server, "Ann", seats=3, address="192.0.2.1")  # three friends, three homes
     code = created["code"]
-    gita, lea = await join_room(server, code, "Gita"), await join_room(server, code, "Lea")
+    gita = await join_room(server, code, "Gita", address="192.0.2.2")
+    lea = await join_room(server, code, "Lea", address="192.0.2.3")
     ann, gita_tab, lea_tab = [await Client.connect(server, code) for _ in range(3)]
     await ann.hello(created["token"])
     await gita_tab.hello(gita["token"])

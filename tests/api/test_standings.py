@@ -84,8 +84,8 @@ def expected_records(
 @pytest.mark.slow
 async def test_records_and_boards_agree_with_every_finished_game(server: str) -> None:
     # Table A: Sara hosts, Omid joins, a bot sits; two games (the second, a rematch, Omid plays for practice).
-    table_a = await create_room(server, "Sara", seats=3, bots=["normal"])
-    omid_seat = await join_room(server, table_a["code"], "Omid")
+    table_a = await create_room(server, "Sara", seats=3, bots=["normal"], address="192.0.2.1")
+    omid_seat = await join_room(server, table_a["code"], "Omid", address="192.0.2.2")  # from another home
     sara = await Client.connect(server, table_a["code"])
     await sara.hello(table_a["token"])
     omid = await Client.connect(server, table_a["code"])

@@ -154,15 +154,20 @@ class Client:
             await self._reader
 
 
-async def create_room(base: str, name: str = "Ann", **body: Any) -> Message:
-    async with httpx.AsyncClient(base_url=base) as http:
+def _from(address: str | None) -> dict[str, str]:
+    """Headers saying the request comes from ``address`` (heard by a server trusting loopback's proxy)."""
+    return {} if address is None else {"X-Forwarded-For": address}
+
+
+async def create_room(base: str, name: str = "Ann", *, address: str | None = None, **body: Any) -> Message:
+    async with httpx.AsyncClient(base_url=base, headers=_from(address)) as http:
         response = await http.post("/api/rooms", json={"name": name, **body})
         assert response.status_code == 201, response.text
         return dict(response.json())
 
 
-async def join_room(base: str, code: str, name: str) -> Message:
-    async with httpx.AsyncClient(base_url=base) as http:
+async def join_room(base: str, code: str, name: str, *, address: str | None = None) -> Message:
+    async with httpx.AsyncClient(base_url=base, headers=_from(address)) as http:
         response = await http.post(f"/api/rooms/{code}/join", json={"name": name})
         assert response.status_code == 200, response.text
         return dict(response.json())
