@@ -1,44 +1,58 @@
 """Soak: the real server under mixed play for a long run, and whether its memory settles (issue 39, point 6).
 
-    python benchmarks/soak.py                          # 30 minutes, 12 tables, SQLite in a temporary dir
-    python benchmarks/soak.py --minutes 3 --tables 6   # a quick look
+    python benchmarks/soak.py                              # 30 minutes, 20 tables, SQLite in a temporary dir
+    python benchmarks/soak.py --minutes 2 --tables 5       # a quick run
+    python benchmarks/soak.py --minutes 30 --postgres      # a fresh database at TEST_POSTGRES_URL
 
-Starts ``python -m app`` (``benchmarks/load.py``'s ``Server``: the per-address limits lifted, since every
-socket comes from 127.0.0.1; the message, chat and seat limits as shipped). Then, for ``--minutes``:
+Starts ``python -m app`` (``tests.server_process``; SQLite in a temporary directory unless ``--postgres``)
+with the settings as shipped (message rate, chat, lobby and standings limits, the 700 ms bots, the 20 s pause
+between rounds) but for the per-address limits on sockets, new sockets and new rooms, lifted as in
+``benchmarks/ws_memory.py``, since every socket here comes from 127.0.0.1. Then, for ``--minutes``:
 
-- ``--tables`` tables at a time, each two people and an easy bot, played to the end at ``--think`` seconds
-  a move (jittered ±50%); a finished table is followed by a new one (its room leaves memory when idle);
-- ``--watchers`` watching sockets per table, each leaving and coming back every 10-30 s;
-- socket churn: after any move a player's socket closes with probability ``--churn`` and reconnects with its
-  token and its last version (as a browser does after a network change);
-- a chat line or a reaction now and then (within the chat limit), and REST reads (the room, a game page, a
-  record, the board, a name's games) from a reader at about two a second.
+- ``--tables`` tables played at once, of two to four people, every other one with a bot too. Each person
+  plays their own view at ``--think`` seconds a move (jittered ±50%), presses Continue between rounds, and
+  at the end the host asks for a rematch, or (``--new-room`` of the time) the table opens a new room;
+- ``--watchers`` watching sockets per table (a ``hello`` without a token);
+- socket churn: every ``--churn-every`` seconds (jittered) ``--churn`` players and ``--churn`` watchers close
+  their socket and open a new one 0.5-1 s later, a player saying ``hello`` with its token and the last
+  version it holds and sending again, same id, a move it had not seen answered (as the browser does);
+- now and then a chat line or a reaction (at most one per seat every 6 s: the limit is 5 per 10 s), and a REST
+  read about every 2 s (a room, its games, the players' board, a name's record and games: well within the
+  standings budget of 120 a minute).
 
-The server's resident memory is read from /proc every second. After ``--warmup`` minutes (default: a sixth of
-the run, at most 5), the baseline is the median of the first minute; the end is the median of the last minute.
-Prints the median per minute, the growth (end - baseline, MiB) against the target (at most 5 MiB), the
-least-squares slope after the warm-up (MiB/hour), and, at the baseline and at the end, what the server's
-/metrics says of its tables, sockets, evictions and Python's collector, and the database's size: where any
-growth could go. Also: moves, games, reconnects, move latency (sent to ack) p50/p99, and every error the
-server sent that the load does not expect. Exits 1 if the server died or an unexpected error came.
+Nothing should be refused: every ``error`` message, socket closed by the server, failed connect and REST
+answer other than 200 (or 404 for a name with no record) counts as an unexpected error.
+
+The server's resident memory (VmRSS) is read from /proc every second. After the warm-up (``--warmup``
+minutes, at most a sixth of the run), the baseline is the median of the next minute and the end the median
+of the run's last minute (each half the measured time when that is under two minutes). Prints the median per
+minute, the growth (end - baseline) against the target (at most 5 MiB), the least-squares slope after the
+warm-up in MiB/hour, and, at the baseline and at the end, what can be measured of where memory went: the
+process's anonymous and file-backed resident pages, threads and open files (/proc), the server's /metrics
+(tables and sockets in memory, rooms evicted, moves applied, errors answered by code, the collector's runs
+by generation), and the database's size (SQLite: the file, its WAL and shared memory). The server exposes no
+count of Python objects, so none is printed. Also: moves, games, reconnects, chat, reads, move latency
+(sent to its ack) p50/p99, the server's CPU. Exits 1 if the server died or an unexpected error came.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
 import random
-import re
 import statistics
 import sys
 import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import websockets
@@ -46,150 +60,77 @@ import websockets
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.load import Server, choose, free_port, percentile  # noqa: E402
+from benchmarks.load import choose, cpu_seconds, create_database, drop_database, percentile  # noqa: E402
+from tests.api.wsclient import free_port  # noqa: E402
+from tests.security.deflate_flood import rss_kib  # noqa: E402
+from tests.server_process import server_env, start, stop_process, wait_ready  # noqa: E402
 
-EXPECTED_ERRORS = {
-    "stale_version",
-    "rate_limited",
-}  # a move raced by a reconnect; a burst of chat  # a move raced by a reconnect; a burst of chat
-METRICS = ("threethirteen_open_tables", "threethirteen_open_sockets", "threethirteen_rooms_evicted_total")
-REACTIONS = ("👍", "👏", "😂")
+EXPECTED_ERRORS: frozenset[str] = frozenset()  # within the limits, the server refuses nothing
+PEOPLE = (2, 3, 4, 2)  # people at table i: PEOPLE[i % 4]; even tables add a bot
+BOT_LEVELS = ("easy", "normal", "hard")
+NAMES = ("Ann", "Bob", "Cyd", "Dee")
+REACTIONS = ("👍", "👏", "😂", "😮")
+CHAT_GAP_S = 6.0  # one line or reaction per seat at most every 6 s (CHAT_MAX_PER_10S: 5)
+READ_EVERY_S = 2.0
+SAMPLE_EVERY_S = 1.0
+RESEND_S = 10.0  # a start, continue or rematch not answered within this is sent again
+PROC_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem", "VmHWM", "Threads")
 
 
 @dataclass
 class Totals:
-    moves: int = 0
-    games: int = 0
-    reconnects: int = 0
-    watcher_visits: int = 0
+    moves: int = 0  # moves acknowledged (a state carrying their id, or an ack after a resend)
+    resent: int = 0  # moves sent again, same id, after a reconnect
+    games: int = 0  # games played to their end
+    rematches: int = 0
+    rooms: int = 0
+    player_reconnects: int = 0
+    watcher_reconnects: int = 0
+    watcher_messages: int = 0
     chats: int = 0
     reads: int = 0
     move_ms: list[float] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    errors: collections.Counter[str] = field(default_factory=collections.Counter)
+    examples: list[str] = field(default_factory=list)
+
+    def error(self, kind: str, detail: str) -> None:
+        self.errors[kind] += 1
+        if len(self.examples) < 20:
+            self.examples.append(f"{time.strftime('%H:%M:%S')} {detail}")
 
 
 class Soak:
-    def __init__(self, base: str, args: argparse.Namespace, end: float) -> None:
-        self.base, self.args, self.end = base, args, end
+    def __init__(self, base: str, args: argparse.Namespace) -> None:
+        self.base, self.args = base, args
         self.ws = base.replace("http", "ws", 1) + "/ws/"
-        self.rng = random.Random(7)
+        self.rng = random.Random(args.seed)
         self.totals = Totals()
-        self.codes: list[str] = []  # tables made so far (the reader's choice)
-        self.games: list[str] = []  # finished games' public ids
-        self.names: list[str] = []
-        self.counter = 0
+        self.stop = asyncio.Event()
+        self.tables = [Table(self, index) for index in range(args.tables)]
 
-    async def table_loop(self, http: httpx.AsyncClient) -> None:
-        """Tables one after another, each played to its end, until the run's end."""
-        while time.monotonic() < self.end:
-            self.counter += 1
-            n = self.counter
-            made = (
-                await http.post("/api/rooms", json={"name": f"Host {n}", "seats": 3, "bots": ["easy"]})
-            ).json()
-            code, people = made["code"], [(made["seat"], made["token"])]
-            joined = (await http.post(f"/api/rooms/{code}/join", json={"name": f"Guest {n}"})).json()
-            people.append((joined["seat"], joined["token"]))  # the bot sits between them
-            self.codes.append(code)
-            self.names += [f"Host {n}", f"Guest {n}"]
-            stop = asyncio.Event()
-            watchers = [asyncio.create_task(self.watcher(code, stop)) for _ in range(self.args.watchers)]
-            await asyncio.gather(*(self.player(code, token, seat) for seat, token in people))
-            stop.set()
-            await asyncio.gather(*watchers, return_exceptions=True)
-            self.totals.games += 1
+    def think(self, scale: float = 1.0) -> float:
+        return self.args.think * scale * self.rng.uniform(0.5, 1.5)
 
-    async def player(self, code: str, token: str, seat: int) -> None:
-        """A person at the table: plays each turn after a think, chats now and then, and drops its socket
-        now and then, coming back with its token and last version."""
-        version, started = None, seat != 0
-        while True:
-            try:
-                async with websockets.connect(self.ws + code, max_size=2**22, open_timeout=30) as sock:
-                    hello: dict[str, object] = {"type": "hello", "token": token, "acks": "in_state"}
-                    if version is not None:
-                        hello["last_version"] = version
-                    await sock.send(json.dumps(hello))
-                    sent: dict[str, float] = {}
-                    async for raw in sock:
-                        msg = json.loads(raw)
-                        kind = msg["type"]
-                        if kind == "error":
-                            if msg["code"] not in EXPECTED_ERRORS:
-                                self.totals.errors.append(f"{code}/{seat}: {msg['code']} {msg['message']}")
-                            continue
-                        if kind == "presence" and not started and msg["room"]["status"] == "lobby":
-                            if all(s["connected"] or s["bot"] for s in msg["room"]["seats"]):
-                                started = True
-                                await sock.send(json.dumps({"type": "start"}))
-                            continue
-                        if kind != "state":
-                            continue
-                        if "ack" in msg and msg["ack"] in sent:
-                            self.totals.move_ms.append((time.perf_counter() - sent.pop(msg["ack"])) * 1000)
-                        version = msg["version"]
-                        room, view = msg["room"], msg["game"]
-                        if room["status"] == "lobby":
-                            if not started and all(s["connected"] or s["bot"] for s in room["seats"]):
-                                started = True
-                                await sock.send(json.dumps({"type": "start"}))
-                            continue
-                        if view is None:
-                            continue
-                        if view["phase"] == "game_over":
-                            return
-                        if view["turn"] != seat or time.monotonic() > self.end + 120:
-                            continue
-                        move = choose(view)
-                        if move is None:
-                            continue
-                        await asyncio.sleep(self.args.think * self.rng.uniform(0.5, 1.5))
-                        action_id = uuid.uuid4().hex
-                        sent[action_id] = time.perf_counter()
-                        await sock.send(
-                            json.dumps(
-                                {"type": "action", "id": action_id, "version": version, "action": move}
-                            )
-                        )
-                        self.totals.moves += 1
-                        if self.rng.random() < self.args.chat:
-                            await self.say(sock)
-                        if self.rng.random() < self.args.churn:
-                            break  # the phone lost its network: the socket goes, a new one comes
-            except (TimeoutError, OSError, websockets.ConnectionClosed):
-                pass
-            self.totals.reconnects += 1
-            await asyncio.sleep(0.3 + 0.2 * self.rng.random())
-
-    async def say(self, sock: websockets.ClientConnection) -> None:
-        self.totals.chats += 1
-        if self.rng.random() < 0.5:
-            await sock.send(json.dumps({"type": "chat", "text": f"good move {self.rng.randrange(100)}"}))
-        else:
-            await sock.send(json.dumps({"type": "react", "emoji": self.rng.choice(REACTIONS)}))
-
-    async def watcher(self, code: str, stop: asyncio.Event) -> None:
-        """A spectator who comes and goes: 10-30 s at the table, then a fresh socket."""
-        while not stop.is_set():
-            try:
-                async with websockets.connect(self.ws + code, max_size=2**22, open_timeout=30) as sock:
-                    await sock.send(json.dumps({"type": "hello"}))
-                    self.totals.watcher_visits += 1
-                    stay = self.rng.uniform(10, 30)
-                    deadline = time.monotonic() + stay
-                    while not stop.is_set() and time.monotonic() < deadline:
-                        with contextlib.suppress(TimeoutError):
-                            await asyncio.wait_for(sock.recv(), timeout=1)
-            except (OSError, websockets.ConnectionClosed):
-                await asyncio.sleep(1)
+    async def churn(self) -> None:
+        """Every few seconds, some players and some watchers drop their socket and come back."""
+        while not self.stop.is_set():
+            await asyncio.sleep(self.args.churn_every * self.rng.uniform(0.5, 1.5))
+            for kind in ("players", "watchers"):
+                live = [
+                    s for t in self.tables for s in getattr(t, kind) if s.sock is not None and not s.closing
+                ]
+                chosen = self.rng.sample(live, min(self.args.churn, len(live)))
+                await asyncio.gather(*(s.drop() for s in chosen))
 
     async def reader(self, http: httpx.AsyncClient) -> None:
-        """REST reads at about two a second: the room, the board, a record, a name's games, a game."""
-        while time.monotonic() < self.end:
-            await asyncio.sleep(0.5)
-            if not self.codes:
+        """A REST read about every 2 s: a room, its games, the players' board, a name's record or games."""
+        while not self.stop.is_set():
+            await asyncio.sleep(READ_EVERY_S * self.rng.uniform(0.5, 1.5))
+            codes = [t.code for t in self.tables if t.code]
+            if not codes:
                 continue
-            code, name = self.rng.choice(self.codes), self.rng.choice(self.names)
+            code = self.rng.choice(codes)
+            name = self.rng.choice(NAMES) + str(self.rng.randrange(self.args.tables))
             path = self.rng.choice(
                 [
                     f"/api/rooms/{code}",
@@ -199,144 +140,599 @@ class Soak:
                     f"/api/players/{name}/games",
                 ]
             )
-            response = await http.get(path)
+            try:
+                response = await http.get(path)
+            except httpx.HTTPError as exc:
+                self.totals.error("http failed", f"GET {path}: {exc!r}")
+                continue
             self.totals.reads += 1
-            if response.status_code not in (200, 404, 429):
-                self.totals.errors.append(f"GET {path}: {response.status_code} {response.text[:100]}")
+            # 404: a name with no counted game (every seat here joins from one address, so none counts)
+            if response.status_code != 200 and not (
+                response.status_code == 404 and path.startswith("/api/players/")
+            ):
+                self.totals.error(
+                    f"http {response.status_code}",
+                    f"GET {path}: {response.status_code} {response.text[:120]}",
+                )
+
+    async def close_all(self) -> None:
+        socks = [s for t in self.tables for s in (*t.players, *t.watchers)]
+        await asyncio.gather(*(s.drop() for s in socks), return_exceptions=True)
 
 
-def rss_mib(pid: int) -> float:
-    text = Path(f"/proc/{pid}/status").read_text()
-    return int(re.search(r"VmRSS:\s+(\d+)", text).group(1)) / 1024  # type: ignore[union-attr]
+class Table:
+    """One table after another at the same place: a room, played game after game (rematch) until it opens
+    a new room."""
+
+    def __init__(self, soak: Soak, index: int) -> None:
+        self.soak, self.index = soak, index
+        self.people = PEOPLE[index % len(PEOPLE)]
+        self.bots = [BOT_LEVELS[(index // 2) % len(BOT_LEVELS)]] if index % 2 == 0 else []
+        self.code = ""
+        self.players: list[Player] = []
+        self.watchers: list[Watcher] = []
+        self.leave = asyncio.Event()  # this room is done with: its sockets go, a new room comes
+        self.then: dict[str, str] = {}  # game id seen finished -> what comes next: "rematch" or "new"
+        self.leaving: asyncio.Task[None] | None = None
+
+    async def run(self, http: httpx.AsyncClient) -> None:
+        await asyncio.sleep(self.soak.rng.uniform(0, 3))  # the tables do not all open in one instant
+        while not self.soak.stop.is_set():
+            try:
+                seats = await self.open_room(http)
+            except (httpx.HTTPError, KeyError, ValueError) as exc:
+                self.soak.totals.error("open room", f"table {self.index}: {exc!r}")
+                await asyncio.sleep(5)
+                continue
+            self.leave = asyncio.Event()
+            self.players = [Player(self, seat, token) for seat, token in seats]
+            self.watchers = [Watcher(self) for _ in range(self.soak.args.watchers)]
+            await asyncio.gather(*(s.run() for s in (*self.players, *self.watchers)))
+
+    async def open_room(self, http: httpx.AsyncClient) -> list[tuple[int, str]]:
+        body = {"name": f"{NAMES[0]}{self.index}", "seats": self.people + len(self.bots), "bots": self.bots}
+        made = await http.post("/api/rooms", json=body)
+        made.raise_for_status()
+        room = made.json()
+        seats = [(room["seat"], room["token"])]
+        for k in range(1, self.people):
+            joined = await http.post(
+                f"/api/rooms/{room['code']}/join", json={"name": f"{NAMES[k]}{self.index}"}
+            )
+            joined.raise_for_status()
+            seats.append((joined.json()["seat"], joined.json()["token"]))
+        self.code = room["code"]
+        self.soak.totals.rooms += 1
+        return seats
+
+    def finished(self, game_id: str) -> str:
+        """Game ``game_id`` has ended: what comes next, "rematch" or "new" (drawn once per game)."""
+        if game_id not in self.then:
+            self.soak.totals.games += 1
+            self.then[game_id] = "new" if self.soak.rng.random() < self.soak.args.new_room else "rematch"
+        return self.then[game_id]
+
+    def close(self) -> None:
+        """This room is done with: every socket of it goes (the table then opens a new room)."""
+        if not self.leave.is_set():
+            self.leave.set()
+            socks = (*self.players, *self.watchers)
+            self.leaving = asyncio.get_running_loop().create_task(self.drop_all(socks))
+
+    async def drop_all(self, socks: tuple[Socket, ...]) -> None:
+        await asyncio.gather(*(s.drop() for s in socks))
 
 
-def metrics_line(base: str, pid: int, database: Path) -> str:
-    """Where memory could be held: what the server's /metrics says of its tables and sockets, the process's
-    resident memory split into heap (anonymous) and file-backed pages, its open files and threads (/proc),
-    and the database's files."""
-    text = httpx.get(f"{base}/metrics", timeout=10).text
-    found = []
-    for name in METRICS:
-        match = re.search(rf"^{re.escape(name)} (\S+)$", text, flags=re.MULTILINE)
-        found.append(f"{name.removeprefix('threethirteen_')}={match.group(1) if match else '?'}")
-    status = Path(f"/proc/{pid}/status").read_text()
-    for key in ("RssAnon", "RssFile"):
-        match = re.search(rf"^{key}:\s+(\d+)", status, flags=re.MULTILINE)
-        found.append(f"{key}={int(match.group(1)) / 1024 if match else 0:.1f}MiB")
-    threads = re.search(r"^Threads:\s+(\d+)", status, flags=re.MULTILINE)
-    found.append(f"threads={threads.group(1) if threads else '?'}")
-    found.append(f"fds={len(list(Path(f'/proc/{pid}/fd').iterdir()))}")
-    size = sum(p.stat().st_size for p in database.parent.glob(database.name + "*")) / 2**20
-    found.append(f"database={size:.1f}MiB")
-    return " ".join(found)
+class Socket:
+    """A socket that comes back: dropped by the churn (or the server), it opens again 0.5-1 s later."""
+
+    def __init__(self, table: Table) -> None:
+        self.table, self.soak = table, table.soak
+        self.sock: websockets.ClientConnection | None = None
+        self.closing = False  # this side closes it (churn, a new room, the run's end)
+        self.version: int | None = None  # of the last state held
+
+    def done(self) -> bool:
+        return self.soak.stop.is_set() or self.table.leave.is_set()
+
+    async def drop(self) -> None:
+        sock = self.sock
+        if sock is not None and not self.closing:
+            self.closing = True
+            with contextlib.suppress(Exception):
+                await sock.close()
+
+    async def run(self) -> None:
+        while not self.done():
+            sock = None
+            try:
+                async with websockets.connect(
+                    self.soak.ws + self.table.code, max_size=2**22, open_timeout=30, close_timeout=10
+                ) as sock:
+                    self.sock = sock
+                    if self.done():  # told to go while it was connecting
+                        self.closing = True
+                        await sock.close()
+                        break
+                    await self.greet(sock)
+                    async for raw in sock:
+                        await self.handle(json.loads(raw))
+            except websockets.ConnectionClosed:
+                pass
+            except (OSError, TimeoutError, websockets.InvalidHandshake) as exc:
+                if not self.done():
+                    self.soak.totals.error("connect failed", f"{self.table.code}: {exc!r}")
+            finally:
+                self.sock = None
+            if sock is not None and not self.closing and not self.done():
+                self.soak.totals.error(
+                    f"closed {sock.close_code}", f"{self.table.code}: closed by the server: {sock.close_code}"
+                )
+            self.closing = False
+            if self.done():
+                return
+            self.reconnected()
+            await asyncio.sleep(self.soak.rng.uniform(0.5, 1.0))
+
+    async def greet(self, sock: websockets.ClientConnection) -> None:
+        raise NotImplementedError
+
+    async def handle(self, msg: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def reconnected(self) -> None:
+        raise NotImplementedError
 
 
-async def sample(pid: int, samples: list[tuple[float, float]], start: float, end: float) -> None:
-    while time.monotonic() < end:
-        samples.append((time.monotonic() - start, rss_mib(pid)))
-        await asyncio.sleep(1)
+class Watcher(Socket):
+    async def greet(self, sock: websockets.ClientConnection) -> None:
+        hello: dict[str, Any] = {"type": "hello"}
+        if self.version is not None:
+            hello["last_version"] = self.version
+        await sock.send(json.dumps(hello))
+
+    async def handle(self, msg: dict[str, Any]) -> None:
+        self.soak.totals.watcher_messages += 1
+        kind = msg["type"]
+        if kind == "state":
+            self.version = max(self.version or 0, msg["version"])
+        elif kind == "error" and msg["code"] not in EXPECTED_ERRORS:
+            self.soak.totals.error(f"error {msg['code']}", f"{self.table.code}/watcher: {msg}")
+        elif kind == "welcome" and msg["seat"] is not None:
+            self.soak.totals.error("welcome", f"{self.table.code}/watcher: a seat? {msg}")
+
+    def reconnected(self) -> None:
+        self.soak.totals.watcher_reconnects += 1
+
+
+class Player(Socket):
+    """A person at the table: plays its view after a think, presses Continue between rounds, chats now and
+    then; as host, starts the game and then asks for rematches."""
+
+    def __init__(self, table: Table, seat: int, token: str) -> None:
+        super().__init__(table)
+        self.seat, self.token = seat, token
+        self.room: dict[str, Any] | None = None
+        self.game: dict[str, Any] | None = None
+        self.synced = False  # this socket holds the table's current version (after its hello)
+        self.pending: dict[str, Any] | None = None  # a move sent and not yet answered
+        self.sent_at = 0.0
+        self.changed = asyncio.Event()
+        self.said: dict[tuple[str, Any], float] = {}  # (what, about what) -> when: start, continue, rematch
+        self.break_end = 0.0  # monotonic: the pause between rounds ends at the latest
+        self.break_seen: str | None = None
+        self.last_chat = 0.0
+        self.lobby_since = 0.0
+
+    async def run(self) -> None:
+        brain = asyncio.create_task(self.brain())
+        try:
+            await super().run()
+        finally:
+            brain.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await brain
+
+    def reconnected(self) -> None:
+        self.soak.totals.player_reconnects += 1
+
+    async def greet(self, sock: websockets.ClientConnection) -> None:
+        self.synced = False
+        hello: dict[str, Any] = {"type": "hello", "token": self.token, "acks": "in_state"}
+        if self.version is not None:
+            hello["last_version"] = self.version
+        await sock.send(json.dumps(hello))
+
+    async def handle(self, msg: dict[str, Any]) -> None:
+        kind = msg["type"]
+        if kind == "state":
+            if self.version is not None and msg["version"] < self.version:
+                return
+            self.version, self.game = msg["version"], msg["game"]
+            self.take(msg["room"])
+            if msg.get("ack") is not None:
+                self.answered(msg["ack"], timed=True)
+            if not self.synced:
+                await self.sync()
+        elif kind == "presence":
+            self.take(msg["room"])
+            if not self.synced and msg["version"] == self.version:  # no state follows: ours is current
+                await self.sync()
+        elif kind == "ack":
+            self.answered(msg["id"], timed=False)
+        elif kind == "welcome":
+            if msg["seat"] != self.seat:
+                self.soak.totals.error("welcome", f"{self.table.code}/{self.seat}: seat now {msg['seat']}")
+        elif kind == "error":
+            if msg["code"] not in EXPECTED_ERRORS:
+                self.soak.totals.error(f"error {msg['code']}", f"{self.table.code}/{self.seat}: {msg}")
+            if self.pending is not None and msg.get("id") == self.pending["id"]:
+                self.pending = None
+            if self.sock is not None:
+                await self.sock.send('{"type": "resync"}')
+        elif kind == "restarting":
+            self.soak.totals.error("restarting", f"{self.table.code}/{self.seat}: restarting")
+        self.changed.set()
+
+    def take(self, room: dict[str, Any]) -> None:
+        self.room = room
+        until = room.get("break_until")
+        if until and until != self.break_seen:
+            self.break_seen = until
+            now = datetime.fromisoformat(room.get("server_time") or until)
+            self.break_end = time.monotonic() + (datetime.fromisoformat(until) - now).total_seconds()
+        if room["status"] == "lobby" and not self.lobby_since:
+            self.lobby_since = time.monotonic()
+
+    async def sync(self) -> None:
+        """The hello is answered: send again, same id, a move not seen answered before the drop."""
+        self.synced = True
+        if self.pending is not None and self.sock is not None:
+            self.soak.totals.resent += 1
+            self.sent_at = time.perf_counter()
+            await self.sock.send(json.dumps(self.pending))
+
+    def answered(self, action_id: str, *, timed: bool) -> None:
+        if self.pending is None or self.pending["id"] != action_id:
+            return
+        if timed:
+            self.soak.totals.move_ms.append((time.perf_counter() - self.sent_at) * 1000)
+        self.soak.totals.moves += 1
+        self.pending = None
+
+    async def brain(self) -> None:
+        while not self.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), 1.0)  # and once a second: a pause's countdown
+            self.changed.clear()
+            step = self.decide()
+            if step is None:
+                continue
+            delay, message, key = step
+            version = self.version
+            await asyncio.sleep(delay)
+            sock = self.sock
+            if self.version != version or self.pending is not None or not self.synced or sock is None:
+                self.changed.set()  # the table moved meanwhile: decide again
+                continue
+            if message["type"] == "action":
+                message = {**message, "id": uuid.uuid4().hex, "version": self.version}
+                self.pending, self.sent_at = message, time.perf_counter()
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await sock.send(json.dumps(message))
+                self.said[key] = time.monotonic()
+                if message["type"] == "rematch":
+                    self.soak.totals.rematches += 1
+                if message["type"] == "action" and self.rng_chat():
+                    await sock.send(json.dumps(self.chat_line()))
+
+    def fresh(self, key: tuple[str, Any]) -> bool:
+        """Not sent in the last RESEND_S seconds (one lost with its socket is sent again)."""
+        return time.monotonic() - self.said.get(key, -RESEND_S) >= RESEND_S
+
+    def decide(self) -> tuple[float, dict[str, Any], tuple[str, Any]] | None:
+        """What to send next, after how long, and what it is about; None: nothing now."""
+        room, game, soak = self.room, self.game, self.soak
+        if room is None or not self.synced or self.pending is not None or self.done():
+            return None
+        host = room["host_seat"] == self.seat
+        if room["status"] == "lobby":
+            everyone = all(s["connected"] or s["bot"] for s in room["seats"])
+            waited = time.monotonic() - self.lobby_since > 15
+            if host and (everyone or waited) and self.fresh(("start", self.version)):
+                return soak.think(), {"type": "start"}, ("start", self.version)
+            return None
+        self.lobby_since = 0.0
+        if room["status"] == "finished" or (game is not None and game["phase"] == "game_over"):
+            game_id = room.get("game_id")
+            if host and game_id and self.table.finished(game_id) == "new":
+                self.table.close()
+            elif host and game_id and self.fresh(("rematch", game_id)):
+                return soak.think(4), {"type": "rematch"}, ("rematch", game_id)
+            return None
+        if game is None:
+            return None
+        if room.get("break_until") and time.monotonic() < self.break_end:
+            key = ("continue", room["break_until"])
+            if self.seat not in room["continued"] and self.fresh(key):
+                return soak.think(4), {"type": "continue"}, key  # reads the round's results first
+            return None  # waiting for the others to press Continue (or the countdown)
+        if game["turn"] == self.seat and (move := choose(game)) is not None:
+            return soak.think(), {"type": "action", "action": move}, ("action", self.version)
+        return None
+
+    def rng_chat(self) -> bool:
+        now = time.monotonic()
+        if now - self.last_chat < CHAT_GAP_S or self.soak.rng.random() >= self.soak.args.chat:
+            return False
+        self.last_chat = now
+        self.soak.totals.chats += 1
+        return True
+
+    def chat_line(self) -> dict[str, Any]:
+        if self.soak.rng.random() < 0.5:
+            return {"type": "chat", "text": f"nice one {self.soak.rng.randrange(1000)}"}
+        return {"type": "react", "emoji": self.soak.rng.choice(REACTIONS)}
+
+
+# ----- measuring -------------------------------------------------------------------------------------------
+
+
+def proc_status(pid: int) -> dict[str, float]:
+    """The process's memory (MiB), threads and open files, from /proc."""
+    found: dict[str, float] = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in PROC_FIELDS:
+            number = int(value.split()[0])
+            found[name] = number if name == "Threads" else number / 1024
+    found["open files"] = len(os.listdir(f"/proc/{pid}/fd"))
+    return found
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """The server's /metrics, but for histogram buckets and sums: the gauges, the counters, the collector's
+    runs by generation."""
+    found: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        name, value = line.rsplit(" ", 1)
+        if name.split("{", 1)[0].endswith(("_sum", "_bucket")):
+            continue
+        if name.startswith("threethirteen_action_latency") or name.startswith("threethirteen_event_loop"):
+            continue
+        found[name.removeprefix("threethirteen_")] = float(value)
+    applied = [v for k, v in found.items() if k.startswith("actions_applied_total")]
+    for key in [k for k in found if k.startswith("actions_applied_total")]:
+        del found[key]
+    found["actions_applied_total"] = sum(applied)
+    return found
+
+
+async def database_files(database: str) -> dict[str, float]:
+    """The database's size in MiB: SQLite's file, WAL and shared memory; PostgreSQL's pg_database_size."""
+    if database.startswith("postgresql"):
+        import asyncpg
+        from sqlalchemy.engine import make_url
+
+        dsn = make_url(database).set(drivername="postgresql").render_as_string(hide_password=False)
+        conn = await asyncpg.connect(dsn)
+        try:
+            size = await conn.fetchval("SELECT pg_database_size(current_database())")
+        finally:
+            await conn.close()
+        return {"database": size / 2**20}
+    path = Path(database.split("///", 1)[1])
+    return {
+        f"database{suffix or ' file'}": (Path(f"{path}{suffix}").stat().st_size / 2**20)
+        if Path(f"{path}{suffix}").exists()
+        else 0.0
+        for suffix in ("", "-wal", "-shm")
+    }
+
+
+async def snapshot(http: httpx.AsyncClient, pid: int, database: str) -> dict[str, float]:
+    figures = proc_status(pid)
+    try:
+        figures.update(parse_metrics((await http.get("/metrics")).text))
+    except httpx.HTTPError as exc:
+        figures["metrics unreadable"] = 1
+        print(f"/metrics: {exc!r}", file=sys.stderr)
+    figures.update(await database_files(database))
+    return figures
 
 
 def slope_per_hour(points: list[tuple[float, float]]) -> float:
-    """Least squares: MiB per hour."""
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
-    var = sum((x - mean_x) ** 2 for x in xs)
-    return 0.0 if var == 0 else sum((x - mean_x) * (y - mean_y) for x, y in points) / var * 3600
+    """Least squares through (seconds, MiB): MiB per hour."""
+    if len(points) < 2:
+        return float("nan")
+    mean_x = statistics.fmean(x for x, _ in points)
+    mean_y = statistics.fmean(y for _, y in points)
+    var = sum((x - mean_x) ** 2 for x, _ in points)
+    return sum((x - mean_x) * (y - mean_y) for x, y in points) / var * 3600 if var else 0.0
 
 
-async def run(args: argparse.Namespace) -> int:
+@dataclass
+class Measured:
+    samples: list[tuple[float, float]] = field(default_factory=list)  # (seconds into the run, VmRSS MiB)
+    at_baseline: dict[str, float] = field(default_factory=dict)
+    at_end: dict[str, float] = field(default_factory=dict)
+    cpu_baseline: float = 0.0
+    cpu_end: float = 0.0
+    died: str = ""
+
+
+async def run(args: argparse.Namespace, database: str, log: Path) -> tuple[Soak, Measured]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp:
-        database = Path(tmp) / "soak.db"
-        server = Server(f"sqlite+aiosqlite:///{database}", port, BOT_DELAY_MS="300", LOG_LEVEL="error")
-        server.start()
-        assert server.proc is not None
-        pid = server.proc.pid
-        start = time.monotonic()
-        end = start + args.minutes * 60
-        warmup = min(args.warmup if args.warmup is not None else args.minutes / 6, 5) * 60
-        soak = Soak(base, args, end)
-        samples: list[tuple[float, float]] = []
-        sampler = asyncio.create_task(sample(pid, samples, start, end))
-        at_baseline = ""
-
-        async def note_baseline() -> None:
-            nonlocal at_baseline
-            await asyncio.sleep(warmup + 60)
-            at_baseline = metrics_line(base, pid, database)
-
-        noted = asyncio.create_task(note_baseline())
+    env = server_env(
+        database,
+        port,
+        LOG_LEVEL="warning",
+        MAX_CONNECTS_PER_SECOND="100000",
+        MAX_SOCKETS_PER_ADDRESS="100000",
+        MAX_ROOMS_PER_ADDRESS="100000",
+    )
+    for shipped in ("BOT_DELAY_MS", "ROUND_BREAK_SECONDS", "MAX_MESSAGES_PER_SECOND"):
+        del env[shipped]  # server_env's test values: here the defaults, as shipped
+    proc = start([sys.executable, "-m", "app"], env, log)
+    measured = Measured()
+    try:
+        wait_ready(proc, base, log)
+        soak = Soak(base, args)
+        total = args.minutes * 60
+        warmup, window = windows(args)
+        began = time.monotonic()
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-            work = [asyncio.create_task(soak.table_loop(http)) for _ in range(args.tables)]
-            work.append(asyncio.create_task(soak.reader(http)))
-            await sampler
-            alive = server.proc.poll() is None
-            at_end = metrics_line(base, pid, database) if alive else "(the server died)"
-            await noted if noted.done() else None
-            for task in work:
+            work = [asyncio.create_task(t.run(http)) for t in soak.tables]
+            work += [asyncio.create_task(soak.churn()), asyncio.create_task(soak.reader(http))]
+            baseline_at = warmup + window
+            while (elapsed := time.monotonic() - began) < total:
+                if proc.poll() is not None:
+                    measured.died = f"the server exited with {proc.returncode} after {elapsed:.0f} s"
+                    break
+                measured.samples.append((elapsed, rss_kib(proc.pid)["VmRSS"] / 1024))
+                if not measured.at_baseline and elapsed >= baseline_at:
+                    measured.at_baseline = await snapshot(http, proc.pid, database)
+                    measured.cpu_baseline = cpu_seconds(proc.pid)
+                next_at = began + (len(measured.samples)) * SAMPLE_EVERY_S
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+            if not measured.died:
+                measured.at_end = await snapshot(http, proc.pid, database)
+                measured.cpu_end = cpu_seconds(proc.pid)
+            soak.stop.set()
+            await soak.close_all()
+            _, late = await asyncio.wait(work, timeout=30)
+            for task in late:
                 task.cancel()
             await asyncio.gather(*work, return_exceptions=True)
-        server.stop()
-    totals = soak.totals
+        if proc.poll() is not None and not measured.died:
+            measured.died = f"the server exited with {proc.returncode}"
+    finally:
+        stop_process(proc)
+    return soak, measured
+
+
+def windows(args: argparse.Namespace) -> tuple[float, float]:
+    """(warm-up, baseline window) in seconds: the warm-up at most a sixth of the run, the windows a minute, or
+    half what is left after the warm-up when that is shorter."""
+    total = args.minutes * 60
+    warmup = min(args.warmup * 60, total / 6)
+    return warmup, min(60.0, (total - warmup) / 2)
+
+
+def report(args: argparse.Namespace, soak: Soak, measured: Measured, database: str, log: Path) -> int:
+    totals, samples = soak.totals, measured.samples
+    people = sum(t.people for t in soak.tables)
+    bots = sum(len(t.bots) for t in soak.tables)
     print(
-        f"soak: {args.minutes} min, {args.tables} tables, {args.watchers} watchers each, think {args.think} s"
+        f"soak: {args.minutes:g} min, {args.tables} tables ({people} people, {bots} bots), "
+        f"{args.watchers * args.tables} watchers, think {args.think} s, churn {args.churn} players + "
+        f"{args.churn} watchers every ~{args.churn_every:g} s; "
+        f"{'PostgreSQL' if database.startswith('postgresql') else 'SQLite'}"
     )
     print("minute  median RSS (MiB)")
-    for minute in range(int(args.minutes)):
+    for minute in range(int(samples[-1][0] // 60) + 1 if samples else 0):
         values = [rss for t, rss in samples if minute * 60 <= t < (minute + 1) * 60]
         if values:
             print(f"{minute + 1:6d}  {statistics.median(values):8.1f}")
-    after = [p for p in samples if p[0] >= warmup]
-    first = [rss for t, rss in after if t < warmup + 60]
-    last = [rss for t, rss in samples if t >= samples[-1][0] - 60]
-    baseline, final = statistics.median(first), statistics.median(last)
-    growth = final - baseline
-    print(
-        f"warm-up {warmup / 60:.1f} min; baseline (the minute after) {baseline:.1f} MiB;"
-        f" end (last minute) {final:.1f}"
-    )
-    print(f"growth {growth:+.1f} MiB (target <= 5 MiB): {'PASS' if growth <= 5 else 'FAIL'}")
-    print(
-        f"slope after warm-up: {slope_per_hour(after):+.2f} MiB/hour;"
-        f" peak {max(r for _, r in samples):.1f} MiB"
-    )
-    print(f"at baseline: {at_baseline or '(not reached)'}")
-    print(f"at the end:  {at_end}")
-    print(
-        f"moves {totals.moves}, games {totals.games}, reconnects {totals.reconnects}, watcher visits "
-        f"{totals.watcher_visits}, chat lines and reactions {totals.chats}, REST reads {totals.reads}"
-    )
-    if totals.move_ms:
+    warmup, window = windows(args)
+    after = [(t, rss) for t, rss in samples if t >= warmup]
+    first = [rss for t, rss in after if t < warmup + window]
+    last = [rss for t, rss in samples if t >= samples[-1][0] - window] if samples else []
+    ok = not measured.died and not totals.errors
+    if first and last and not measured.died:
+        baseline, final = statistics.median(first), statistics.median(last)
+        growth = final - baseline
         print(
-            f"move sent -> ack: p50 {percentile(totals.move_ms, 0.5):.1f} ms,"
-            f" p99 {percentile(totals.move_ms, 0.99):.1f} ms"
+            f"warm-up {warmup / 60:.1f} min; baseline (median of {warmup / 60:.1f}-"
+            f"{(warmup + window) / 60:.1f} min) {baseline:.1f} MiB; "
+            f"end (median of the last {window / 60:.1f} min) {final:.1f} MiB; "
+            f"peak {max(r for _, r in samples):.1f} MiB"
         )
-    print(f"unexpected errors: {len(totals.errors)}")
-    for error in totals.errors[:10]:
-        print(f"  {error}")
-    return 0 if alive and not totals.errors else 1
+        print(
+            f"slope after the warm-up: {slope_per_hour(after):+.2f} MiB/hour "
+            f"(least squares over {len(after)} samples)"
+        )
+        print(f"growth {growth:+.2f} MiB; growth <= 5 MiB: {'PASS' if growth <= 5 else 'FAIL'}")
+    else:
+        print(f"no growth figure: {measured.died or 'too few samples'}")
+    if measured.at_baseline and measured.at_end:
+        print("where the memory is, at the baseline -> at the end (MiB unless a count):")
+        for key in sorted(set(measured.at_baseline) | set(measured.at_end), key=figure_order):
+            before, now = measured.at_baseline.get(key, 0.0), measured.at_end.get(key, 0.0)
+            print(f"  {key:42} {before:10.1f} -> {now:10.1f}  ({now - before:+.1f})")
+        print("  Python objects: not measured (no endpoint of the server counts them)")
+        seconds = max(1e-9, samples[-1][0] - warmup - window)
+        cpu = measured.cpu_end - measured.cpu_baseline
+        print(f"server CPU after the baseline: {cpu:.1f} s, {100 * cpu / seconds:.0f}% of a core")
+    print(
+        f"load: {totals.moves} moves ({totals.resent} sent again after a reconnect), {totals.games} games "
+        f"({totals.rematches} rematches, {totals.rooms} rooms), reconnects: {totals.player_reconnects} "
+        f"players, {totals.watcher_reconnects} watchers; {totals.watcher_messages} messages to watchers; "
+        f"{totals.chats} chat lines and reactions; {totals.reads} REST reads"
+    )
+    print(
+        f"move sent -> ack: p50 {percentile(totals.move_ms, 0.5):.1f} ms, "
+        f"p99 {percentile(totals.move_ms, 0.99):.1f} ms (n={len(totals.move_ms)})"
+    )
+    logged = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    print(f"server log (LOG_LEVEL=warning): {len(logged)} lines")
+    for line in logged[:5]:
+        print(f"  {line[:200]}")
+    if measured.died:
+        print(f"SERVER DIED: {measured.died}")
+    print(
+        f"unexpected errors: {sum(totals.errors.values())}"
+        + "".join(f"; {k} {v}" for k, v in totals.errors.items())
+    )
+    for example in totals.examples[:10]:
+        print(f"  {example[:300]}")
+    return 0 if ok else 1
+
+
+def figure_order(key: str) -> tuple[int, str]:
+    order = ("Vm", "Rss", "Threads", "open", "open_", "rooms", "actions", "gc", "errors", "database")
+    return next((i for i, prefix in enumerate(order) if key.startswith(prefix)), len(order)), key
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--minutes", type=float, default=30)
-    parser.add_argument("--tables", type=int, default=12, help="tables played at a time")
+    parser.add_argument("--tables", type=int, default=20, help="tables played at once")
     parser.add_argument("--watchers", type=int, default=2, help="watching sockets per table")
-    parser.add_argument("--think", type=float, default=0.3, help="seconds before each move (±50%%)")
+    parser.add_argument("--think", type=float, default=0.5, help="seconds before each move (jittered ±50%%)")
+    parser.add_argument("--warmup", type=float, default=5, help="minutes, at most a sixth of the run")
+    parser.add_argument("--churn", type=int, default=2, help="players (and watchers) dropped at each churn")
+    parser.add_argument("--churn-every", type=float, default=5, help="seconds between churns (jittered)")
     parser.add_argument(
-        "--churn", type=float, default=0.03, help="chance a player's socket drops after a move"
+        "--chat", type=float, default=0.1, help="chance of a chat line or reaction after a move"
     )
     parser.add_argument(
-        "--chat", type=float, default=0.05, help="chance of a chat line or reaction after a move"
+        "--new-room", type=float, default=0.3, help="chance a finished table opens a new room"
     )
-    parser.add_argument(
-        "--warmup", type=float, default=None, help="minutes (default: a sixth of the run, at most 5)"
-    )
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--postgres", action="store_true", help="a fresh database at TEST_POSTGRES_URL")
     args = parser.parse_args()
-    os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    sys.exit(asyncio.run(run(args)))
+    with tempfile.TemporaryDirectory(prefix="soak-") as tmp:
+        log = Path(tmp) / "server.log"
+        if args.postgres:
+            base_url = os.environ.get(
+                "TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+            )
+            database = asyncio.run(create_database(base_url))
+        else:
+            database = f"sqlite+aiosqlite:///{tmp}/soak.db"
+        try:
+            soak, measured = asyncio.run(run(args, database, log))
+        finally:
+            if args.postgres:
+                asyncio.run(drop_database(base_url, database))
+        code = report(args, soak, measured, database, log)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

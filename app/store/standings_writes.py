@@ -102,17 +102,19 @@ def person_seats(seats: list[Any], names: list[Any]) -> dict[int, tuple[str, str
     return people
 
 
-def one_address(people: dict[int, tuple[str, str | None]]) -> set[int]:
-    """The cheapest padding: the seats of ``people`` whose every other person's seat joined from the same
-    address (the same ``origin``), as one person playing two tabs of their own under two names would. A game
-    against bots alone is not one, nor is a seat of unknown origin (None)."""
-    origins = {seat: origin for seat, (_, origin) in people.items()}
+def one_address(people: dict[int, tuple[str, str | None]], seats: list[Any]) -> set[int]:
+    """The cheapest padding: the seats of ``people`` whose every other seat taken from an address (a person's,
+    a program's or a practice seat: any seat but the server's bots) joined from the same address (the same
+    ``origin``), as one person playing two tabs of their own under two names would, or one person beside a
+    program of their own that plays to lose. A game against the server's bots alone is not one, nor is a seat
+    of unknown origin (None)."""
+    others = {seat: origin for seat, _, _, is_bot, *_, origin in seats if not is_bot}
     return {
         seat
-        for seat, origin in origins.items()
+        for seat, (_, origin) in people.items()
         if origin is not None
-        and len(origins) > 1
-        and all(other == origin for at, other in origins.items() if at != seat)
+        and len(others) > 1
+        and all(other == origin for at, other in others.items() if at != seat)
     }
 
 
@@ -121,7 +123,7 @@ def counted_seats(seats: list[Any], names: list[Any]) -> dict[int, str]:
     (``person_seats``) that is not the cheapest padding (``one_address``). The padding still counts in its
     own table's series (``game_players.padded``): friends on one home network see their table's standings."""
     people = person_seats(seats, names)
-    padded = one_address(people)
+    padded = one_address(people, seats)
     return {seat: skeleton for seat, (skeleton, _) in people.items() if seat not in padded}
 
 
@@ -130,7 +132,7 @@ async def record_game_end(conn: AsyncConnection, move: RecordMove, now: datetime
     ids = {"b_id": move.game_id}
     seats = (await conn.execute(_SEATS, ids)).all()
     people = person_seats(list(seats), list((await conn.execute(_NAMES, ids)).all()))
-    padded = one_address(people)
+    padded = one_address(people, list(seats))
     counted = {seat: skeleton for seat, (skeleton, _) in people.items() if seat not in padded}
     names = {seat: name for seat, name, *_ in seats}
     for final in move.final_totals:

@@ -101,9 +101,17 @@ async def test_two_tabs_from_one_address_fill_no_record_and_friends_from_two_do(
     assert HOME not in stored and FRIEND not in stored, "no address is stored, only its keyed hash"
 
 
-def seat(index: int, name: str, origin: str | None, *, bot: bool = False) -> tuple[object, ...]:
+def seat(
+    index: int,
+    name: str,
+    origin: str | None,
+    *,
+    bot: bool = False,
+    program: bool = False,
+    practice: bool = False,
+) -> tuple[object, ...]:
     """A row as ``counted_seats`` reads it: seat, name, skeleton, bot, program, practice, handed, origin."""
-    return (index, name, name.lower(), bot, False, False, False, origin)
+    return (index, name, name.lower(), bot, program, practice, False, origin)
 
 
 @pytest.mark.parametrize(
@@ -115,6 +123,10 @@ def seat(index: int, name: str, origin: str | None, *, bot: bool = False) -> tup
         ([seat(0, "Sara", "a"), seat(1, "Bot 2", None, bot=True)], [0]),  # against bots alone
         ([seat(0, "Sara", None), seat(1, "Omid", None)], [0, 1]),  # from before origins: unknown
         ([seat(0, "Sara", "a"), seat(1, "Omid", None)], [0, 1]),
+        # one person beside a program of their own, or a practice seat of their own, that plays to lose
+        ([seat(0, "Sara", "a"), seat(1, "Loser", "a", program=True)], []),
+        ([seat(0, "Sara", "a"), seat(1, "Twin", "a", practice=True)], []),
+        ([seat(0, "Sara", "a"), seat(1, "Script", "b", program=True)], [0]),  # someone else's program
     ],
 )
 def test_a_seat_counts_unless_every_other_counted_seat_joined_from_its_address(
