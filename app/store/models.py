@@ -73,6 +73,11 @@ class RoomRow(Base):
     host_returns_to: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # The table's secret for its seats' origins (``app.table.origins``); None for tables from before them.
     origin_salt: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # When a table played at its own pace must next be woken (its turn's deadline: ``schedule.stored_due``);
+    # None for live tables. Any process finds the due tables by this index and loads them.
+    due_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True, index=True)
+    # The seat whose turn it is while a game is on (None otherwise): what a list of tables shows.
+    turn_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class SeatRow(Base):
@@ -107,6 +112,8 @@ class SeatRow(Base):
     # Where the seat's person (and the asker, for a claim) joined from: a keyed hash, never the address.
     origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
     claim_origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # Turns in a row the server played for this person because their time ran out at a paced table.
+    missed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class GameRow(Base):
