@@ -16,6 +16,10 @@ ROUNDS = 11
 MAX_DECKS = 4
 FACE_VALUES = ("ten", "rank")
 TURN_TIMERS = (0, 30, 60, 120)
+# A table's pace: "live" (played at one sitting: people away are played by the server after a grace period)
+# or the hours each turn may take (played over days: nobody is played for until their turn's time runs out).
+LIVE = "live"
+PACES: tuple[str | int, ...] = (LIVE, 1, 8, 24, 72)
 BotLevel = Literal["easy", "normal", "hard", "random"]
 BOT_LEVELS: tuple[str, ...] = get_args(BotLevel)
 DEFAULT_BOT_LEVEL: BotLevel = "normal"  # a bot added without a level
@@ -53,6 +57,7 @@ class Options:
     natural_in_every_meld: bool = False
     turn_timer: int = 0
     hints: bool = False  # a player may ask the server for the discard that leaves the fewest points
+    pace: str | int = LIVE  # "live", or the hours a turn may take (``PACES``)
 
     def __post_init__(self) -> None:
         if self.decks is not None and (
@@ -76,6 +81,13 @@ class Options:
             raise OptionsError(f"joker_points must be a whole number from 0 to 50, got {self.joker_points!r}")
         if self.turn_timer not in TURN_TIMERS or isinstance(self.turn_timer, bool):
             raise OptionsError(f"turn_timer must be one of {TURN_TIMERS} seconds, got {self.turn_timer!r}")
+        if isinstance(self.pace, bool) or not isinstance(self.pace, str | int) or self.pace not in PACES:
+            raise OptionsError(f"pace must be 'live' or one of 1, 8, 24, 72 hours a turn, got {self.pace!r}")
+
+    @property
+    def paced(self) -> bool:
+        """Played at its own pace: each turn may take ``pace`` hours, and nobody away is played for before."""
+        return self.pace != LIVE
 
     def deck_count(self, players: int) -> int:
         """Decks used for ``players`` seats; raises OptionsError if round 11 would leave no stock."""

@@ -16,6 +16,7 @@ from app.engine.options import (
     MAX_DECKS,
     MAX_PLAYERS,
     MIN_PLAYERS,
+    PACES,
     TURN_TIMERS,
 )
 from app.table import AVATARS, BOT_AVATAR, Avatar, BotAvatar
@@ -44,6 +45,7 @@ class OptionChoices(BaseModel):
     decks: list[int]
     face_values: list[str]
     turn_timer: list[int]
+    pace: list[str | int]  # "live", or the hours a turn may take
 
 
 class ClientConfig(BaseModel):
@@ -75,6 +77,7 @@ def client_config() -> ClientConfig:
             decks=list(range(1, MAX_DECKS + 1)),
             face_values=list(FACE_VALUES),
             turn_timer=list(TURN_TIMERS),
+            pace=list(PACES),
         ),
     )
 

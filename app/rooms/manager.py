@@ -18,6 +18,7 @@ from app.store import CodeTaken, Store
 from app.table import Refusal
 from app.table.commands import new_table
 from app.table.origins import new_salt
+from app.table.schedule import pace_of
 
 from . import peers
 from .broadcast import Broadcaster, InProcessBroadcaster, Notice, RedisBroadcaster
@@ -62,6 +63,7 @@ class RoomManager:
         self.rooms: dict[str, Room] = {}
         self._loading: dict[str, tuple[asyncio.Lock, list[int]]] = {}  # code -> (lock, [callers waiting])
         self._sweeper: asyncio.Task[None] | None = None
+        self._waker: asyncio.Task[None] | None = None
         self.draining = False  # shutting down: /readyz says no, rooms take no new moves
 
     def start(self) -> None:
@@ -239,11 +241,15 @@ class RoomManager:
 
     async def evict_idle(self) -> int:
         """Rooms that no socket has used for ``ROOM_IDLE_SECONDS`` and that have nothing due (no bot or timer
-        to play) leave memory; the store is the truth, so they load again when someone comes back."""
+        to play) leave memory; the store is the truth, so they load again when someone comes back. A paced
+        table whose next deadline is further away than that leaves too: ``wake_due`` brings it back."""
         idle_for = timedelta(seconds=self.settings.room_idle_seconds)
         now, evicted = self.clock.now(), 0
         for code, room in list(self.rooms.items()):
-            if room.presence.idle_since(now) < idle_for or room.lock.locked() or room.next_wake() is not None:
+            if room.presence.idle_since(now) < idle_for or room.lock.locked():
+                continue
+            wake = room.next_wake()
+            if wake is not None and (pace_of(room.table) is None or wake <= now + idle_for):
                 continue
             del self.rooms[code]
             await room.close()
@@ -251,21 +257,46 @@ class RoomManager:
         ROOMS_EVICTED.inc(evicted)
         return evicted
 
+    async def wake_due(self) -> int:
+        """Load the paced tables whose turn ran out while no process here held them (one indexed read of the
+        store): each room's driver then plays the turn, under the lease with several processes, so exactly
+        one process plays it. Returns how many were loaded."""
+        try:
+            codes = await self.store.due_rooms(self.clock.now())
+        except Exception as exc:  # the store is away: the next look tries again
+            log.warning("could not read the tables that are due: %s", exc)
+            return 0
+        woken = 0
+        for code in codes:
+            if code in self.rooms or self.draining:
+                continue  # in memory, its driver is on it already
+            room = await self.get(code)
+            woken += room is not None
+        return woken
+
     def start_sweeping(self) -> None:
-        """Evict idle rooms every little while (started with the app)."""
+        """Evict idle rooms every little while, and wake the paced tables that are due (started with the
+        app)."""
 
         async def sweep() -> None:
             while not self.draining:
                 await self.clock.sleep(min(60.0, self.settings.room_idle_seconds / 2))
                 await self.evict_idle()
 
+        async def wake() -> None:
+            while not self.draining:
+                await self.wake_due()
+                await self.clock.sleep(self.settings.pace_wake_seconds)
+
         self._sweeper = asyncio.create_task(sweep(), name="room-sweeper")
+        self._waker = asyncio.create_task(wake(), name="paced-waker")
 
     async def close(self) -> None:
         """Server shutdown: tell every socket to reconnect later, stop bots."""
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            await asyncio.gather(self._sweeper, return_exceptions=True)
+        for task in (self._sweeper, self._waker):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         await self.announce_restart(flush_seconds=0)
         self.rooms.clear()
         for task in (self._heartbeat, self._checking):

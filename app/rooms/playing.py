@@ -5,6 +5,7 @@ first catches it up, and the move is made with ``commands.play`` and committed t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Protocol
 
@@ -52,6 +53,17 @@ class Played(Protocol):
         """The one commit path. Under the lock."""
 
 
+async def _kept_turn(room: Played, seat: int) -> None:
+    """At a paced table, a person who moves again has missed no turn in a row (a write only when they had).
+    Losing this write to another process's move costs nothing but the count's reset."""
+    if room.closing or room.table.seats[seat].is_bot or not room.table.seats[seat].missed:
+        return
+    change = table_commands.kept_turn(room.table, index=seat, at=room.clock.now())
+    if change is not None:
+        with contextlib.suppress(VersionConflict):
+            await room.commit(change)
+
+
 async def action(room: Played, conn: Connection, message: ActionMessage) -> None:
     if conn.seat is None:
         raise Refusal("not_seated", "spectators cannot play; join a seat first")
@@ -77,6 +89,7 @@ async def action(room: Played, conn: Connection, message: ActionMessage) -> None
                 )
                 await room.commit(change, ack=(conn, message.id))
                 ACTION_LATENCY.observe(time.perf_counter() - started)
+                await _kept_turn(room, conn.seat)
                 return
             except VersionConflict as exc:  # another process committed first: if not to the game (a
                 if attempt == 0 and await room.follower.game_unmoved():  # seat request, say), made again

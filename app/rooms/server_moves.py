@@ -11,10 +11,19 @@ from datetime import datetime
 from typing import Protocol
 
 from app.config import Settings
+from app.engine import Draw
 from app.engine.bots import choose_action
 from app.table import Change, Table
 from app.table import commands as table_commands
-from app.table.schedule import Timing, auto_announcement_due, due_move, host_handover, unanswered_requests
+from app.table.schedule import (
+    MISSED_TURNS,
+    Timing,
+    auto_announcement_due,
+    due_move,
+    host_handover,
+    pace_of,
+    unanswered_requests,
+)
 
 from .clock import Clock
 from .presence import Presence
@@ -80,3 +89,10 @@ async def act(room: Acting, now: datetime) -> None:
         change = table_commands.play(room.table, seat=due.seat, action=action, at=now)
         auto = not room.table.seats[due.seat].is_bot
         await room.commit(replace(change, auto=auto))
+        if auto and not isinstance(action, Draw) and pace_of(room.table) is not None and not room.closing:
+            # a paced table: the person's time ran out and the server played their whole turn
+            missed = table_commands.missed_turn(
+                room.table, index=due.seat, at=now, away=room.presence.away(room.table), limit=MISSED_TURNS
+            )
+            if missed is not None:
+                await room.commit(missed)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, assert_never
 
-from sqlalchemy import and_, bindparam, select
+from sqlalchemy import Select, and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.engine import Event, GameState, Options, action_from_dict, apply
@@ -88,6 +88,18 @@ async def versions(engine: AsyncEngine, codes: Iterable[str]) -> dict[str, int]:
     async with engine.connect() as conn:
         rows = await conn.execute(select(ROOMS.c.code, ROOMS.c.version).where(ROOMS.c.code.in_(wanted)))
         return {code: version for code, version in rows}
+
+
+def due_query(now: datetime, limit: int) -> Select[Any]:
+    """The rooms whose stored wake time (``rooms.due_at``: a paced table's turn deadline) is past, the most
+    overdue first: a read of the ``due_at`` index."""
+    return select(ROOMS.c.code).where(ROOMS.c.due_at <= now).order_by(ROOMS.c.due_at).limit(limit)
+
+
+async def due_rooms(engine: AsyncEngine, now: datetime, limit: int) -> list[str]:
+    """The codes of ``due_query``, in one read."""
+    async with engine.connect() as conn:
+        return list((await conn.execute(due_query(now, limit))).scalars())
 
 
 async def ack_of(engine: AsyncEngine, code: str, client_id: str) -> AckRecord | None:
@@ -268,4 +280,5 @@ def _seat(row: SeatRow) -> Seat:
         practice=row.practice,
         avatar=row.avatar,
         origin=row.origin,
+        missed=row.missed,
     )

@@ -35,7 +35,12 @@ SCORES: SqlTable = RoundScoreRow.__table__  # type: ignore[assignment]
 MOVE_ROOM = (
     update(ROOMS)
     .where(ROOMS.c.code == bindparam("m_code"), ROOMS.c.version == bindparam("m_from"))
-    .values(version=bindparam("m_version"), status=bindparam("m_status"))
+    .values(
+        version=bindparam("m_version"),
+        status=bindparam("m_status"),
+        due_at=bindparam("m_due", type_=ROOMS.c.due_at.type),
+        turn_seat=bindparam("m_turn", type_=ROOMS.c.turn_seat.type),
+    )
 )
 # The log row's columns and their values (typed as the columns are, so each binds as the ORM binds it).
 ACTION_VALUES = {
@@ -69,6 +74,8 @@ class MoveRow:
     action: dict[str, str]
     client_id: str | None
     now: datetime
+    due: datetime | None = None  # when a paced table must be woken (``schedule.stored_due``)
+    turn: int | None = None  # whose turn it is after the move
 
     def params(self) -> dict[str, Any]:
         """The values of every statement of the move, by parameter name."""
@@ -83,6 +90,8 @@ class MoveRow:
             "m_action": self.action,
             "m_client": self.client_id,
             "m_at": self.now,
+            "m_due": self.due,
+            "m_turn": self.turn,
         }
 
     def stale(self) -> VersionConflict:

@@ -82,6 +82,10 @@ class Store:
         A process checks its cached tables with this wherever one could be behind without being told."""
         return await loading.versions(self.reader, codes)
 
+    async def due_rooms(self, now: datetime, limit: int = 100) -> list[str]:
+        """The rooms whose paced turn ran out by ``now`` (one indexed read), the most overdue first."""
+        return await loading.due_rooms(self.reader, now, limit)
+
     async def version_of(self, code: str) -> int | None:
         """The stored version of one room (None: no such room)."""
         return (await self.versions([code])).get(code)
@@ -137,14 +141,14 @@ class Store:
             raise WriteRefused(str(exc.orig)) from exc
 
     async def _commit(self, change: Change) -> int | None:
-        write, code, version = change.write, change.table.code, change.table.version
+        write = change.write
         match write:
             case RecordMove():
-                await self._record_move(code, version, write, change.at)
+                await self._record_move(change.table, write, change.at)
                 return None
             case StartGame():
                 async with self._scheduler.session() as session:
-                    return await writes.start_game(session, code, version, write, change.at)
+                    return await writes.start_game(session, change.table, write, change.at)
             case EndGame():
                 async with self._scheduler.session() as session:
                     await writes.end_game(session, change, write)
@@ -156,11 +160,11 @@ class Store:
             case _:
                 assert_never(write)
 
-    async def _record_move(self, code: str, version: int, move: RecordMove, now: datetime) -> None:
+    async def _record_move(self, table: Table, move: RecordMove, now: datetime) -> None:
         """One accepted move, in ONE transaction: the log row, the room version, and, when the move ends a
         round (or the game), the game's snapshot and the round's scores. Core statements (no ORM unit of
         work): this runs for every move of every table."""
-        row = writes.move_row(code, version, move, now)
+        row = writes.move_row(table, move, now)
         if not writes.ends_round(move):  # most moves: the hot path of each database
             await self._scheduler.record_move(row)
             return

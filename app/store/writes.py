@@ -29,6 +29,7 @@ from app.table import (
     StartGame,
     Table,
 )
+from app.table.schedule import stored_due, turn_seat
 from app.table.text import name_key, name_skeleton
 
 from .errors import StoreError, VersionConflict
@@ -55,13 +56,15 @@ _MOVE_GAME = (
 RoomWrite = AddSeat | ReplaceSeat | RemoveSeat | SetHost | SetLobby | Reopen
 
 
-def move_row(code: str, version: int, move: RecordMove, now: datetime) -> MoveRow:
-    """The move's own row values (its log row, the room's and game's new version)."""
+def move_row(table: Table, move: RecordMove, now: datetime) -> MoveRow:
+    """The move's own row values (its log row, the room's and game's new version, the wake columns)."""
     status = "finished" if move.state.is_over else "playing"
     action = action_to_dict(move.action)
+    code, version = table.code, table.version
     return MoveRow(
-        code, version, status, move.game_id, move.state.moves, move.seat, action, move.client_id, now
-    )
+        code, version, status, move.game_id, move.state.moves, move.seat, action, move.client_id, now,
+        due=stored_due(table), turn=turn_seat(table),
+    )  # fmt: skip
 
 
 def ends_round(move: RecordMove) -> bool:
@@ -134,22 +137,22 @@ async def create_room(session: AsyncSession, table: Table, now: datetime) -> Non
 
 async def change_room(session: AsyncSession, change: Change, write: RoomWrite) -> None:
     """A write that changes the room and its seats: the room's version moves with what the write sets."""
-    code, version, now = change.table.code, change.table.version, change.at
+    code, now = change.table.code, change.at
     match write:
         case SetLobby():
-            await _bump(session, code, version, options=write.options.to_dict(), seat_count=write.seat_count)
+            await _bump(session, change.table, options=write.options.to_dict(), seat_count=write.seat_count)
         case Reopen():  # the finished game stays current: the next one's number goes on
-            await _bump(session, code, version, status=change.table.status.value)
+            await _bump(session, change.table, status=change.table.status.value)
         case SetHost():
-            await _bump(session, code, version, **_host(change.table))
+            await _bump(session, change.table, **_host(change.table))
         case RemoveSeat():  # a removal below the host moves the host down
-            await _bump(session, code, version, **_host(change.table))
+            await _bump(session, change.table, **_host(change.table))
             await _remove_seat(session, code, write.index)
         case AddSeat():
-            await _bump(session, code, version)
+            await _bump(session, change.table)
             session.add(_seat_row(code, write.seat, now))
         case ReplaceSeat():  # a person who left passes the host role in the same write
-            await _bump(session, code, version, **_host(change.table))
+            await _bump(session, change.table, **_host(change.table))
             await _replace_seat(session, code, write.seat)
             if write.handed and change.table.game_id is not None:  # that game counts for nobody there
                 await session.execute(
@@ -161,8 +164,9 @@ async def change_room(session: AsyncSession, change: Change, write: RoomWrite) -
             assert_never(write)
 
 
-async def start_game(session: AsyncSession, code: str, version: int, start: StartGame, now: datetime) -> int:
+async def start_game(session: AsyncSession, table: Table, start: StartGame, now: datetime) -> int:
     """Create the room's next game and make it current (room: playing). Returns the game's id."""
+    code, version = table.code, table.version
     players = [
         {"seat": s.index, "name": s.name, "bot": s.is_bot, "bot_level": s.bot_level} for s in start.players
     ]
@@ -199,8 +203,7 @@ async def start_game(session: AsyncSession, code: str, version: int, start: Star
     )
     await _bump(
         session,
-        code,
-        version,
+        table,
         status="playing",
         current_game_id=row.id,
         seat_count=len(players),
@@ -213,8 +216,8 @@ async def end_game(session: AsyncSession, change: Change, end: EndGame) -> None:
     """The host ended the game before it was over: the game is recorded as ``ended`` (its totals and
     winners stay empty: ``standings_writes`` is never called, so it is in nobody's standings) and the room
     goes back to the lobby, with the seats handed over now."""
-    code, version = change.table.code, change.table.version
-    await _bump(session, code, version, status=change.table.status.value)
+    code = change.table.code
+    await _bump(session, change.table, status=change.table.status.value)
     result = await session.execute(
         update(GAMES)
         .where(GAMES.c.id == end.game_id, GAMES.c.status == "playing")
@@ -243,6 +246,7 @@ def _seat_values(seat: Seat) -> dict[str, Any]:
         "avatar": seat.avatar,
         "origin": seat.origin,
         "claim_origin": None if claim is None else claim.origin,
+        "missed": seat.missed,
     }
 
 
@@ -255,12 +259,20 @@ def _host(table: Table) -> dict[str, Any]:
     return {"host_seat": table.host_seat, "host_returns_to": table.host_returns_to}
 
 
-async def _bump(db: AsyncSession | AsyncConnection, code: str, version: int, **values: Any) -> None:
-    """Move the room from ``version - 1`` to ``version`` (and set ``values``), or raise VersionConflict."""
+def wake_values(table: Table) -> dict[str, Any]:
+    """The room's columns every write sets from the new table: when a paced table must be woken, and whose
+    turn it is (``schedule.stored_due``, ``schedule.turn_seat``)."""
+    return {"due_at": stored_due(table), "turn_seat": turn_seat(table)}
+
+
+async def _bump(db: AsyncSession | AsyncConnection, table: Table, **values: Any) -> None:
+    """Move the room from ``version - 1`` to ``table.version`` (and set ``values`` and the wake columns), or
+    raise VersionConflict."""
+    code, version = table.code, table.version
     result = await db.execute(
         update(ROOMS)
         .where(ROOMS.c.code == code, ROOMS.c.version == version - 1)
-        .values(version=version, **values)
+        .values(version=version, **values, **wake_values(table))
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]
         raise VersionConflict(f"room {code} is no longer at version {version - 1}")

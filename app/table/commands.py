@@ -4,6 +4,7 @@ the time and a new game's seed come in as arguments."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
@@ -276,6 +277,34 @@ def leave(table: Table, *, index: int, at: datetime, away: Mapping[int, datetime
         host_returns_to=returns_to,
     )
     return replace(change, seat_moves={index: None})
+
+
+def missed_turn(
+    table: Table, *, index: int, at: datetime, away: Mapping[int, datetime], limit: int
+) -> Change | None:
+    """At a paced table the server just played a person's whole turn because their time ran out: one more
+    turn missed in a row. At ``limit`` a bot plays the seat from now on, as if its person had left (the game
+    still counts for them, the host role passes on; they take the seat back without asking when they are
+    back); the only person at a table keeps counting instead. None: not a person's seat."""
+    seat = _seat_index(table, index)
+    if seat.is_bot:
+        return None
+    missed = seat.missed + 1
+    if missed >= limit:
+        with contextlib.suppress(Refusal):
+            return leave(table, index=index, at=at, away=away)
+    counted = replace(seat, missed=missed)
+    return _next(table, ReplaceSeat(counted), at, seats=_with_seat(table, counted))
+
+
+def kept_turn(table: Table, *, index: int, at: datetime) -> Change | None:
+    """The person at ``index`` made a move of their own: their turns missed in a row start again from none.
+    None when there were none (nothing to write)."""
+    seat = _seat_index(table, index)
+    if seat.is_bot or not seat.missed:
+        return None
+    counted = replace(seat, missed=0)
+    return _next(table, ReplaceSeat(counted), at, seats=_with_seat(table, counted))
 
 
 def remove_seat(table: Table, *, index: int, at: datetime) -> Change:

@@ -4,8 +4,9 @@ When a round ends and the game goes on, the engine deals the next round at once,
 does not start yet: its turn timer and the bots wait until every player present at the table has pressed
 Continue (after reading the round's results), or until the pause's countdown runs out (``length``, the
 server's ``ROUND_BREAK_SECONDS``; zero: no pause). A table with no person at it (bots and programs only)
-never pauses. The countdown starts at the commit of the move that ended the round, which the store keeps,
-so a restart resumes it; who pressed Continue is kept in memory only (``Table.pause``).
+never pauses, nor does a table played at its own pace (its next round starts at once). The countdown
+starts at the commit of the move that ended the round, which the store keeps, so a restart resumes it;
+who pressed Continue is kept in memory only (``Table.pause``).
 
 The lobby's ready check uses the same memory: there ``Table.pause.continued`` holds the seats whose players
 said they are in for the next game (``ready``). It belongs to the lobby as it is (its game number and who
@@ -39,7 +40,7 @@ def pause_end(table: Table, length: timedelta) -> datetime | None:
     pressed Continue). None: this round has no pause (the game's first round, nobody at the table, no
     pause configured) or its first turn is over."""
     game = table.playing
-    if game is None or not game.results or length <= timedelta(0) or not people(table):
+    if game is None or not game.results or length <= timedelta(0) or not people(table) or game.options.paced:
         return None
     if not _first_turn(game):
         return None

@@ -11,6 +11,12 @@ the next game. When the host who was gone is back, the role returns to them (``T
 
 A bot's seat asked for (a pending request) whose asker has no open socket goes after ``request_wait``:
 ``waiting`` maps such seats to since when nobody is behind the request (the room keeps it).
+
+A table played at its own **pace** (the option ``pace``: hours a turn may take) waits for people: nobody away
+is played for, and the host role does not move on because the host is away; a turn's time is the pace, and
+when it runs out the server plays that one turn (``MISSED_TURNS`` in a row: the seat goes to a bot until its
+person is back, ``commands.missed_turn``). There is no pause between rounds. The turn's deadline is kept in
+the store (``stored_due``): a process finds and wakes a table whose deadline passed while no process held it.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from datetime import datetime, timedelta
 from .pause import pause_end
 from .table import AUTO_LEVEL, RoomStatus, Table
 
+MISSED_TURNS = 3  # a paced table: turns in a row run out before a bot takes the seat
 HOST_AWAY_DEFAULT = timedelta(seconds=60)
 REQUEST_WAIT_DEFAULT = timedelta(seconds=60)
 
@@ -61,6 +68,13 @@ class DueMove:
     level: str
 
 
+def pace_of(table: Table) -> timedelta | None:
+    """The time a turn may take at a table played at its own pace (the game's options while one is on, the
+    lobby's otherwise); None at a live table."""
+    options = table.game.options if table.playing is not None and table.game is not None else table.options
+    return timedelta(hours=int(options.pace)) if options.paced else None
+
+
 def turn_clock(table: Table, timing: Timing) -> datetime:
     """When the current turn's clock started: its predecessor's end, or for a round's first turn the end of
     the pause between rounds (the timer and the bots wait for it)."""
@@ -69,16 +83,38 @@ def turn_clock(table: Table, timing: Timing) -> datetime:
 
 
 def turn_deadline(table: Table, timing: Timing) -> datetime | None:
-    """When the turn timer runs out for the person to act (None: no timer, a bot's turn, no game)."""
+    """When the turn timer runs out for the person to act (None: no timer, a bot's turn, no game). At a
+    paced table the pace is the timer."""
     game = table.playing
-    if game is None or not game.options.turn_timer or table.seats[game.turn].is_bot:
+    if game is None or table.seats[game.turn].is_bot:
+        return None
+    if (pace := pace_of(table)) is not None:
+        return table.turn_started + pace
+    if not game.options.turn_timer:
         return None
     return turn_clock(table, timing) + timedelta(seconds=game.options.turn_timer)
 
 
+def stored_due(table: Table) -> datetime | None:
+    """What the store keeps as the moment this table must be woken (``rooms.due_at``): at a paced table, the
+    deadline of the turn (a person's), or the last move's time when a bot is to move (due at once: a bot
+    moves whenever a process holds the table). None at a live table, and when no game is on."""
+    game = table.playing
+    if game is None or (pace := pace_of(table)) is None:
+        return None
+    return table.last_move_at if table.seats[game.turn].is_bot else table.turn_started + pace
+
+
+def turn_seat(table: Table) -> int | None:
+    """Whose turn it is while a game is on (None otherwise): what the store keeps for lists of tables."""
+    game = table.playing
+    return None if game is None else game.turn
+
+
 def absent(table: Table, away: Mapping[int, datetime]) -> dict[int, datetime]:
-    """People's seats with no open socket while a game is on, and since when."""
-    if table.status is not RoomStatus.PLAYING:
+    """People's seats with no open socket while a game is on, and since when (none at a paced table: the
+    server never plays for someone away there before their turn's time runs out)."""
+    if table.status is not RoomStatus.PLAYING or pace_of(table) is not None:
         return {}
     return {s.index: away[s.index] for s in table.seats if not s.is_bot and s.index in away}
 
@@ -147,6 +183,8 @@ def host_handover_at(table: Table, away: Mapping[int, datetime], timing: Timing)
         return None
     if not 0 <= table.host_seat < len(table.seats) or table.seats[table.host_seat].is_bot:
         return table.last_move_at  # any moment already past: due now
+    if pace_of(table) is not None:
+        return None  # a paced table: the host is away most of the time, and the role stays theirs
     since = away.get(table.host_seat)
     return None if since is None else since + timing.host_away
 

@@ -69,6 +69,7 @@ class Seat:
     origin: str | None = (
         None  # a person's seat: where they joined from (``origins.origin_of``); None: unknown
     )
+    missed: int = 0  # a paced table: the person's turns in a row the server played as their time ran out
 
 
 @dataclass(frozen=True, slots=True)

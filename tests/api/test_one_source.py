@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from app.engine import BOT_LEVELS, BotLevel, Options
-from app.engine.options import FACE_VALUES, MAX_DECKS, MAX_PLAYERS, MIN_PLAYERS, TURN_TIMERS
+from app.engine.options import FACE_VALUES, MAX_DECKS, MAX_PLAYERS, MIN_PLAYERS, PACES, TURN_TIMERS
 from app.protocol import CLIENT_TYPES, AddBot
 from app.protocol.client_config import CLIENT_CONFIG_URL, PAGE_ELEMENT_ID
 from app.protocol.messages import CLIENT_MESSAGES, ClientMessages, Reaction
@@ -44,6 +44,7 @@ def expected_config() -> dict[str, Any]:
             "decks": list(range(1, MAX_DECKS + 1)),
             "face_values": list(FACE_VALUES),
             "turn_timer": list(TURN_TIMERS),
+            "pace": list(PACES),
         },
     }
 

@@ -35,6 +35,8 @@ export function optionRows(options, onchange, disabled = false, note = null) {
     select('face_values', CHOICES.face_values.map((v) => [v, t(`face_${v}`)]), o.face_values, String),
     select('turn_timer', CHOICES.turn_timer.map((n) => [n, n ? t('seconds', { n }) : t('off')]), o.turn_timer, Number),
     toggle('hints'),
+    select('pace', CHOICES.pace.map((v) => [v, v === 'live' ? t('pace_live') : t('pace_hours', { n: v })]), o.pace ?? 'live',
+      (v) => (v === 'live' ? 'live' : Number(v))),
   ].filter(Boolean);
   // Kept by option: the row that has the keyboard stays the same element when the jokers' rows come or go.
   return html`<div class="options">${repeat(rows, (row) => row.name, (row) => row.template)}</div>`;

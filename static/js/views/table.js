@@ -64,12 +64,19 @@ class Countdown {
     const left = this.secondsLeft();
     if (left === null) return nothing;
     return html`<span class=${left <= LOW_SECONDS ? 'tag countdown low' : 'tag countdown'} data-testid="countdown"
-      role="timer">${t('seconds_left', { n: left })}</span>`;
+      role="timer">${timeLeft(left)}</span>`;
   }
 
   stop() {
     clearInterval(this.interval);
   }
+}
+
+/** Time left on a turn: seconds at a live table; minutes, or hours and minutes, at a paced one. */
+function timeLeft(left) {
+  if (left < 120) return t('seconds_left', { n: left });
+  if (left < 3600) return t('minutes_left', { n: Math.ceil(left / 60) });
+  return t('hours_left', { h: Math.floor(left / 3600), m: Math.floor((left % 3600) / 60) });
 }
 
 /** The sentence for an away person: counting down to when the table plays for them (``at``: this device's
