@@ -93,6 +93,8 @@ class Settings(BaseSettings):
     room_idle_seconds: int = Field(default=600, ge=1)  # a room no socket has used this long leaves memory
     # How often a process looks in the store for paced tables whose turn's time ran out and wakes them.
     pace_wake_seconds: float = Field(default=30.0, gt=0, le=3600)
+    # For tests of real processes only: a file of seconds added to the server's clock (hours pass at once).
+    clock_offset_file: str = ""
     # Seconds a connection may take to send a complete request (or WebSocket handshake) before it is closed.
     request_timeout_seconds: float = Field(default=5.0, gt=0, le=300)
     # Finished games' replays and exports are built once and kept as JSON, least recently read dropped first,

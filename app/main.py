@@ -20,6 +20,7 @@ from app.api.security_headers import SecurityHeadersMiddleware
 from app.config import Settings, get_settings
 from app.logs import RequestContextMiddleware
 from app.rooms import Clock, RoomManager
+from app.rooms.clock import clock_for
 from app.runtime import watch_event_loop
 from app.store import Store, run_migrations
 
@@ -34,7 +35,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         if settings.run_migrations:
             await run_migrations(settings.database_url)
         store = Store(settings.database_url, pool_size=settings.db_pool_size, max_overflow=0)
-        manager = RoomManager(store=store, settings=settings, clock=clock)
+        manager = RoomManager(
+            store=store, settings=settings, clock=clock or clock_for(settings.clock_offset_file)
+        )
         app.state.address_limits = AddressLimits.from_settings(settings, manager.clock)
         manager.start_sweeping()
         app.state.store, app.state.manager = store, manager

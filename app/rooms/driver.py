@@ -4,7 +4,9 @@ out, turns of people away past the grace period, and the announcement that a sea
 What is due and when comes from the pure schedule (``app.table.schedule``); this module only sleeps until
 then (woken early by any change), asks the room to act, and backs off when that fails. With several
 processes, only the holder of the table's lease acts, and only a process with sockets at the table tries to
-hold it: the others keep asking while something is due, so one of them takes over when the holder dies.
+hold it: the others keep asking while something is due, so one of them takes over when the holder dies. A
+table played at its own pace moves at its deadline with nobody at it: there every process that holds it
+(woken by the store's deadline, ``RoomManager.wake_due``) asks for the lease.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from datetime import datetime
 from typing import Protocol
 
 from app.store import VersionConflict
+from app.table import Table
+from app.table.schedule import pace_of
 
 from .clock import Clock
 from .lease import Leases
@@ -35,6 +39,7 @@ class Kicked(Protocol):
 class Driven(Protocol):
     code: str
     closing: bool
+    table: Table
 
     def has_sockets(self) -> bool:
         """Someone is at the table through this process."""
@@ -84,7 +89,8 @@ class Driver:
                 await self._sleep_or_wake((wake - now).total_seconds())
                 continue
             if self.leases is not None:
-                if not self.room.has_sockets():  # nobody here: a process with sockets drives it
+                alone = pace_of(self.room.table) is not None  # a paced table moves with nobody at it
+                if not self.room.has_sockets() and not alone:  # nobody here: a process with sockets drives it
                     return
                 taking_over = not self.leases.holds(self.room.code)
                 if not await self.leases.acquire(self.room.code):  # another process drives it

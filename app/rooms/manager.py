@@ -268,8 +268,11 @@ class RoomManager:
             return 0
         woken = 0
         for code in codes:
-            if code in self.rooms or self.draining:
-                continue  # in memory, its driver is on it already
+            if self.draining:
+                break
+            if (held := self.rooms.get(code)) is not None:
+                held.driver.kick()  # in memory: its driver looks again (the clock may have jumped)
+                continue
             room = await self.get(code)
             woken += room is not None
         return woken
