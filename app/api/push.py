@@ -17,7 +17,7 @@ from app.table import Refusal
 
 from .deps import ManagerDep, SettingsDep
 from .errors import ErrorPublic, refusals
-from .record_cache import AddressRate
+from .record_cache import address_allowed
 
 router = APIRouter(
     prefix="/api",
@@ -83,11 +83,7 @@ async def _pusher(connection: HTTPConnection) -> Pusher:
 
 async def _changes(request: Request, settings: SettingsDep, manager: ManagerDep) -> None:
     """Every subscription change spends one per-address budget (``MAX_PUSH_CHANGES_PER_MINUTE``)."""
-    rate: AddressRate | None = getattr(request.app.state, "push_rate", None)
-    if rate is None:
-        rate = AddressRate(settings.max_push_changes_per_minute, manager.clock)
-        request.app.state.push_rate = rate
-    if not rate.allow(request.client.host if request.client else "unknown"):
+    if not address_allowed(request, "push_rate", settings.max_push_changes_per_minute, manager.clock):
         raise Refusal("rate_limited", "too many notification changes from your address; wait a minute")
 
 

@@ -100,6 +100,15 @@ def test_good_endpoints_and_the_allowed_hosts() -> None:
         (b64url(b"\x04" + b"\x00" * 64), KEYS["auth"], "P-256"),
         ("x" * 300, KEYS["auth"], "base64url"),
     ],
+    ids=[
+        "short-p256dh",
+        "long-auth",
+        "short-auth",
+        "auth-not-base64",
+        "not-uncompressed",
+        "not-on-curve",
+        "long",
+    ],
 )
 def test_keys_of_the_wrong_size_or_curve_are_refused(p256dh: str, auth: str, why: str) -> None:
     with pytest.raises(SubscriptionRefused, match=why):
