@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from functools import lru_cache
 from typing import Literal
 from urllib.parse import urlsplit
@@ -11,6 +12,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/three-thirteen.db"
+_HOST_PORT = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
 class Settings(BaseSettings):
@@ -105,6 +107,15 @@ class Settings(BaseSettings):
     # Standings (a player's record, the boards) one client address may ask for per minute (bursts of a third).
     max_standings_per_minute: int = Field(default=120, ge=1)
 
+    # Web Push (turn notifications): comma-separated host[:port] of push services the server may reach even on
+    # a private address or over plain http (a test's or an intranet's push service); every other endpoint must
+    # be https on a public address. Empty: none.
+    push_allowed_hosts: str = ""
+    # Who runs this server, for the push services (the VAPID ``sub`` claim): a mailto: or https: URL.
+    push_contact: str = "mailto:admin@localhost"
+    # Subscription changes (on, off) one client address may make per minute (bursts of a third).
+    max_push_changes_per_minute: int = Field(default=30, ge=1)
+
     @field_validator("trusted_proxies")
     @classmethod
     def _proxies_are_addresses(cls, value: str) -> str:
@@ -113,6 +124,21 @@ class Settings(BaseSettings):
                 # ValueError: not an address or network, or a network with host bits set ("10.0.0.1/8"),
                 # which uvicorn would otherwise take for a host name and silently never match.
                 ipaddress.ip_network(item)
+        return value
+
+    @field_validator("push_allowed_hosts")
+    @classmethod
+    def _hosts_with_ports(cls, value: str) -> str:
+        for item in (h.strip() for h in value.split(",")):
+            if item and not _HOST_PORT.fullmatch(item):
+                raise ValueError(f"{item!r} is not host or host:port (an IPv6 address in brackets)")
+        return value
+
+    @field_validator("push_contact")
+    @classmethod
+    def _contact_is_a_url(cls, value: str) -> str:
+        if not value.startswith(("mailto:", "https://")):
+            raise ValueError("PUSH_CONTACT must be a mailto: or https: URL")
         return value
 
     @model_validator(mode="after")
@@ -128,6 +154,12 @@ class Settings(BaseSettings):
         if listed or not self.public_base_url.strip():
             return listed
         return [origin] if (origin := origin_of(self.public_base_url)) else []
+
+    @property
+    def push_hosts(self) -> frozenset[str]:
+        """The push services reached even on private addresses or over http: ``host`` or ``host:port``,
+        lower-case."""
+        return frozenset(h.strip().lower() for h in self.push_allowed_hosts.split(",") if h.strip())
 
     @property
     def proxies(self) -> list[str]:

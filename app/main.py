@@ -12,13 +12,14 @@ from fastapi.middleware.gzip import GZipMiddleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import metrics
-from app.api import docs, documents, history, install, ops, pages, qr, rooms, standings, ws
+from app.api import docs, documents, history, install, ops, pages, push, qr, rooms, standings, ws
 from app.api.body_limit import BodySizeLimitMiddleware
 from app.api.errors import install_error_handlers
 from app.api.limits import AddressLimits
 from app.api.security_headers import SecurityHeadersMiddleware
 from app.config import Settings, get_settings
 from app.logs import RequestContextMiddleware
+from app.push import Pusher
 from app.rooms import Clock, RoomManager
 from app.rooms.clock import clock_for
 from app.runtime import watch_event_loop
@@ -41,6 +42,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         app.state.address_limits = AddressLimits.from_settings(settings, manager.clock)
         manager.start_sweeping()
         app.state.store, app.state.manager = store, manager
+        # Turn notifications: its workers push off every room's lock; its key is made at its first need.
+        app.state.pusher = pusher = Pusher(store, settings)
+        pusher.start()
         manager.start()  # with REDIS_URL: joins the other processes
         watch = asyncio.create_task(watch_event_loop(), name="event-loop-watch")
         try:
@@ -48,6 +52,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         finally:
             watch.cancel()
             await manager.close()
+            await pusher.close()
             await store.close()
 
     app = FastAPI(
@@ -81,6 +86,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.include_router(rooms.router)
     app.include_router(history.router)
     app.include_router(standings.router)
+    app.include_router(push.router)
     app.include_router(ws.router)
     app.include_router(documents.router)
     app.include_router(qr.router)

@@ -1,4 +1,5 @@
-"""Prometheus metrics: actions applied, action latency, errors by code, and live tables and sockets."""
+"""Prometheus metrics: actions applied, action latency, errors by code, pushes by outcome, and live tables
+and sockets."""
 
 from __future__ import annotations
 
@@ -56,6 +57,13 @@ GC_PAUSES = Histogram(
     registry=None,
 )
 ERRORS = Counter("threethirteen_errors", "Errors answered to clients, by wire code", ["code"], registry=None)
+PUSHES = Counter(
+    "threethirteen_pushes",
+    "Web Push notifications, by outcome: sent, gone (the subscription was dropped), refused (an address the "
+    "server may not reach), failed, dropped (the queue was full), over_budget, error",
+    ["outcome"],
+    registry=None,
+)
 
 
 _APPLIED: dict[str, Counter] = {}  # one child per kind: ``labels`` looks its argument up on every call
@@ -72,6 +80,11 @@ def count_applied(kind: str) -> None:
 def count_error(code: str) -> None:
     """Count one error answered to a client (REST or WebSocket)."""
     ERRORS.labels(code=code).inc()
+
+
+def count_push(outcome: str) -> None:
+    """Count one Web Push notification's outcome (``PUSHES``)."""
+    PUSHES.labels(outcome=outcome).inc()
 
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -91,7 +104,7 @@ class LiveCollector(Collector):
 
 def app_registry(live: Callable[[], tuple[int, int]]) -> CollectorRegistry:
     registry = CollectorRegistry(auto_describe=True)
-    collectors = (ACTIONS_APPLIED, ACTION_LATENCY, LOOP_LAG, GC_PAUSES, ERRORS, ROOMS_EVICTED)
+    collectors = (ACTIONS_APPLIED, ACTION_LATENCY, LOOP_LAG, GC_PAUSES, ERRORS, ROOMS_EVICTED, PUSHES)
     for collector in (*collectors, LiveCollector(live)):
         registry.register(collector)
     return registry

@@ -10,6 +10,8 @@
 //    once, rather than waiting a round trip of its own. A read that asks for a fresh answer (cache: 'no-store',
 //    a history page's look at the table), and any request after 10 s, go to the network;
 //  - everything else (the rest of the API, the WebSocket, /healthz, /readyz, /metrics, /docs): never touched.
+// It also shows turn notifications (Web Push, app/push): a push's JSON {title, body, url, tag, lang, dir} as a
+// notification, and a tap on one focuses a window open at that table, or opens one there.
 // A new deploy changes this script (new hashes), so browsers install the new worker; it takes over at once,
 // and drops the caches of older builds (but the last: see activate). A kept page always names files of the
 // worker's own build (checked before it is kept), so what a page asks for offline is in the cache.
@@ -67,6 +69,40 @@ self.addEventListener('fetch', (event) => {
     early.delete(url.pathname);
     if (Date.now() - asked.at < EARLY_FOR_MS) event.respondWith(asked.response.catch(() => fetch(request)));
   }
+});
+
+// Turn notifications. The payload is the server's (app/push/texts.py); anything else in it is ignored, and the
+// page a tap opens is only ever a table's page of this site.
+const ICON = '/static/icons/icon-192.png';
+
+self.addEventListener('push', (event) => {
+  let data = {};
+  try {
+    data = event.data?.json() ?? {};
+  } catch { /* not JSON: shown with the app's name only */ }
+  const text = (value) => (typeof value === 'string' ? value.slice(0, 300) : '');
+  const url = ROOM_PAGE.test(text(data.url)) ? text(data.url) : '/';
+  const options = { body: text(data.body), icon: ICON, data: { url } };
+  if (text(data.tag)) Object.assign(options, { tag: text(data.tag), renotify: true }); // a new turn alerts again
+  if (['en', 'fa'].includes(data.lang)) options.lang = data.lang;
+  if (['ltr', 'rtl'].includes(data.dir)) options.dir = data.dir;
+  event.waitUntil(self.registration.showNotification(text(data.title) || 'Three Thirteen', options));
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const path = event.notification.data?.url ?? '/';
+  const url = new URL(ROOM_PAGE.test(path) ? path : '/', self.location.origin);
+  const same = (client) => {
+    const open = new URL(client.url);
+    return open.origin === url.origin && open.pathname.replace(/\/$/, '').toUpperCase() === url.pathname.toUpperCase();
+  };
+  event.waitUntil((async () => {
+    const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+    const open = windows.find(same);
+    if (open) return open.focus();
+    return self.clients.openWindow(url.href);
+  })());
 });
 
 /** On a room's page being asked for: ask for the room's info now (app/api/pages.py's room preload, early). */

@@ -38,8 +38,12 @@ LAYERS: dict[str, Layer] = {
         ("app.engine", "app.table", "app.protocol", "app.store", "app.config", "app.metrics"),
         ("orjson", "pydantic", "redis"),
     ),
+    "app.push": Layer(
+        ("app.config", "app.store", "app.metrics", "app.logs"),
+        ("pywebpush", "py_vapid", "http_ece", "httpx", "cryptography"),
+    ),
     "app.api": Layer(
-        (*BELOW_API, "app.config", "app.metrics", "app.logs", "app.runtime"),
+        (*BELOW_API, "app.push", "app.config", "app.metrics", "app.logs", "app.runtime"),
         ("fastapi", "starlette", "pydantic", "uvicorn", "websockets", "segno"),
     ),
     "app.config": Layer((), ("pydantic", "pydantic_settings")),
@@ -47,7 +51,16 @@ LAYERS: dict[str, Layer] = {
     "app.logs": Layer((), ("starlette",)),
     "app.runtime": Layer(("app.metrics",)),
     "app.main": Layer(
-        ("app.api", "app.rooms", "app.store", "app.config", "app.metrics", "app.logs", "app.runtime"),
+        (
+            "app.api",
+            "app.rooms",
+            "app.store",
+            "app.push",
+            "app.config",
+            "app.metrics",
+            "app.logs",
+            "app.runtime",
+        ),
         ("fastapi", "uvicorn"),
     ),
     "app.waiting": Layer(("app.store", "app.config"), ("sqlalchemy", "redis")),

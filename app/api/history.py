@@ -19,7 +19,7 @@ from app.table import Refusal
 
 from .deps import ManagerDep, SettingsDep
 from .errors import ErrorPublic, refusals
-from .record_cache import AddressRate, RecordCache
+from .record_cache import AddressRate, RecordCache, address_allowed
 
 router = APIRouter(
     prefix="/api",
@@ -262,11 +262,7 @@ def vars_of(record: Any) -> dict[str, Any]:
 def name_reads(request: Request, settings: SettingsDep, manager: ManagerDep) -> None:
     """Every read by a player's name (the record, the games) spends one per-address budget
     (``MAX_STANDINGS_PER_MINUTE``, made on first use)."""
-    rate: AddressRate | None = getattr(request.app.state, "standings_rate", None)
-    if rate is None:
-        rate = AddressRate(settings.max_standings_per_minute, manager.clock)
-        request.app.state.standings_rate = rate
-    if not rate.allow(request.client.host if request.client else "unknown"):
+    if not address_allowed(request, "standings_rate", settings.max_standings_per_minute, manager.clock):
         raise Refusal("rate_limited", "too many standings asked for from your address; wait a minute")
 
 

@@ -1,5 +1,5 @@
-"""SQLAlchemy 2 table models: rooms, seats, games, the ordered action log, per-round scores and a table's
-recent chat."""
+"""SQLAlchemy 2 table models: rooms, seats, games, the ordered action log, per-round scores, a table's
+recent chat, and Web Push (the server's key, the seats' subscriptions)."""
 
 from __future__ import annotations
 
@@ -273,3 +273,36 @@ class PlayerStandingRow(Base):
     perfect_games: Mapped[int] = mapped_column(Integer)
     first_played: Mapped[datetime] = mapped_column(UTCDateTime())
     last_played: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ServerKeyRow(Base):
+    """A secret the server made once and keeps (the VAPID key pair of its Web Push): in the database, so every
+    process shares it and a backup of the database holds it."""
+
+    __tablename__ = "server_keys"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class PushSubscriptionRow(Base):
+    """One device's Web Push subscription for one seat (found by its token's hash) at one table: one per seat
+    and device, a few devices per seat (``app.store.push``). ``last_turn_key`` and ``last_reminder_key`` are
+    the turns last notified: a notification is sent only by whoever moves them (``claim_turn``)."""
+
+    __tablename__ = "push_subscriptions"
+    __table_args__ = (
+        UniqueConstraint("room_code", "token_hash", "device", name="uq_push_subscriptions_seat_device"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_code: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"))
+    token_hash: Mapped[str] = mapped_column(String(64))
+    device: Mapped[str] = mapped_column(String(64))  # a random id the browser made and keeps
+    endpoint: Mapped[str] = mapped_column(Text)  # at most 1024 characters (checked before it is written)
+    p256dh: Mapped[str] = mapped_column(String(100))  # base64url of the 65-byte P-256 public key
+    auth: Mapped[str] = mapped_column(String(32))  # base64url of the 16-byte auth secret
+    lang: Mapped[str] = mapped_column(String(8))  # en | fa
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_turn_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    last_reminder_key: Mapped[str | None] = mapped_column(String(64), nullable=True)

@@ -8,13 +8,13 @@ and ``scheduling`` decides when each write runs on its database (``dialect``). I
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
-from typing import Any, assert_never
+from typing import Any, TypeVar, assert_never
 
 from sqlalchemy import select
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
 
 from app.engine import GameState
 from app.table import (
@@ -31,12 +31,13 @@ from app.table import (
     Table,
 )
 
-from . import chat, loading, writes
+from . import chat, loading, push, writes
 from .chat import ChatBound, ChatRecord
 from .db import make_engine, sqlite_file
 from .dialect import Dialect
 from .errors import CodeTaken, StoreError, VersionConflict, WriteRefused
 from .loading import AckRecord, LoadedTable, LoggedMove, ReplayedMove, Tail
+from .push import Kind, PushSubscription, Subscribed
 from .scheduling import scheduler_for
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "CodeTaken",
     "LoadedTable",
     "LoggedMove",
+    "PushSubscription",
     "ReplayedMove",
     "Store",
     "StoreError",
@@ -53,6 +55,8 @@ __all__ = [
     "VersionConflict",
     "WriteRefused",
 ]
+
+T = TypeVar("T")
 
 
 class Store:
@@ -119,6 +123,54 @@ class Store:
     async def recent_chat(self, code: str, bound: ChatBound) -> list[ChatRecord]:
         """The room's recent chat lines and reactions, oldest first, within ``bound`` (one indexed read)."""
         return await chat.recent(self.reader, code, bound)
+
+    # ----- Web Push: the server's keys and the seats' subscriptions -----------------------------------
+
+    async def server_key(self, name: str, make: Callable[[], str]) -> str:
+        """The kept key ``name``, made by ``make`` and kept at its first need: whichever processes ask at
+        once, one value is kept and every one of them gets it."""
+        kept = await push.read_key(self.reader, name)
+        if kept is None:
+            value = make()
+            await self._scheduler.transact(lambda conn: push.add_key(conn, name, value))
+            kept = await push.read_key(self.reader, name)
+            assert kept is not None, "a key written is read back"
+        return kept
+
+    async def push_subscribe(
+        self, subscription: PushSubscription, *, now: datetime, devices: int = 5
+    ) -> Subscribed:
+        """Keep a seat's subscription on one device (again: replaced); at most ``devices`` per seat, the
+        oldest going. ``no_room`` or ``not_seated`` (the token holds no seat there): nothing is kept."""
+        return await self._write(lambda conn: push.subscribe(conn, subscription, now=now, devices=devices))
+
+    async def push_unsubscribe(self, code: str, token_hash: str, device: str | None = None) -> int:
+        """Drop the seat's subscription on ``device``, or on every device (None: the seat leaves the table);
+        how many went."""
+        return await self._write(lambda conn: push.unsubscribe(conn, code, token_hash, device))
+
+    async def push_drop(self, subscription_id: int) -> None:
+        """Drop a subscription its push service said is gone (404, 410)."""
+        await self._scheduler.transact(lambda conn: push.drop(conn, subscription_id))
+
+    async def push_subscriptions(self, code: str, token_hash: str) -> list[PushSubscription]:
+        """The seat's subscriptions at the room (one indexed read)."""
+        return await push.of_seat(self.reader, code, token_hash)
+
+    async def push_claim(self, subscription_id: int, key: str, kind: Kind) -> bool:
+        """Whether this call marked turn ``key`` notified (``kind``: its first notification or its reminder)
+        to the subscription: exactly one of any number of calls, in any processes, does."""
+        return await self._write(lambda conn: push.claim_turn(conn, subscription_id, key, kind))
+
+    async def _write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """Run ``work`` in a write transaction of the scheduler; what it returned, once committed."""
+        result: list[T] = []
+
+        async def run(conn: AsyncConnection) -> None:
+            result[:] = [await work(conn)]  # a group's failure runs it again alone: the last answer counts
+
+        await self._scheduler.transact(run)
+        return result[0]
 
     async def create_room(self, table: Table, *, now: datetime) -> None:
         """Insert a new room (in the lobby, with its first seats); CodeTaken if the code is used."""

@@ -49,6 +49,7 @@ _REST_ONLY: dict[str, int] = {
     "player_not_found": 404,
     "round_not_finished": 409,
     "game_not_finished": 409,
+    "bad_subscription": 422,
 }
 # Engine codes answered over REST (options given when a room is created); the others only reach sockets.
 _ENGINE_HTTP = {"bad_options": 422}

@@ -74,3 +74,9 @@ export const gameReplay = (id) => request('GET', `/api/games/${encodeURIComponen
 export const playerRecord = (name) => request('GET', `/api/players/${encodeURIComponent(name)}`);
 export const playersBoard = (by, limit, offset) => request('GET', `/api/leaderboard?by=${encodeURIComponent(by)}&${page(limit, offset)}`);
 export const gamesBoard = (order, limit, offset) => request('GET', `/api/leaderboard/games?order=${encodeURIComponent(order)}&${page(limit, offset)}`);
+
+// Turn notifications (REST; js/push.js): the server's VAPID key, and a seat's subscription on this device on
+// or off (the token in the body).
+export const pushKey = () => request('GET', '/api/push/key');
+export const pushOn = (code, body) => request('POST', `/api/rooms/${encodeURIComponent(code)}/push`, body);
+export const pushOff = (code, body) => request('POST', `/api/rooms/${encodeURIComponent(code)}/push/off`, body);

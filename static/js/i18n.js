@@ -147,6 +147,7 @@ const en = {
   err_bad_request: 'Something in that request was not right.',
   err_round_not_finished: 'That round is still being played.',
   err_game_not_finished: 'That game is still being played.',
+  err_bad_subscription: 'This browser cannot get turn notifications from this server.',
   err_internal_error: 'Something went wrong on the server; the table is unchanged. Try again.',
   resynced: 'Out of step: showing the true table.',
 
@@ -301,6 +302,7 @@ const fa = {
   err_bad_request: 'چیزی در این درخواست درست نبود.',
   err_round_not_finished: 'این دست هنوز در جریان است.',
   err_game_not_finished: 'این بازی هنوز در جریان است.',
+  err_bad_subscription: 'این مرورگر نمی‌تواند از این سرور اعلان نوبت بگیرد.',
   err_internal_error: 'مشکلی در سرور پیش آمد؛ میز تغییری نکرد. دوباره امتحان کنید.',
   resynced: 'ناهماهنگی پیش آمد: وضعیت درست میز نمایش داده شد.',
 

@@ -14,6 +14,7 @@ const KEYS = {
   deck: 'tt.deck',
   sound: 'tt.sound',
   avatar: 'tt.avatar',
+  pushDevice: 'tt.push.device', // a random id of this browser for turn notifications (js/push.js)
 };
 
 function read(key) {
@@ -69,3 +70,6 @@ export const setSound = (on) => write(KEYS.sound, on ? 'on' : 'off');
 /** The face picked for your seat at every table (an id of the client config's ``avatars``), or null. */
 export const savedAvatar = () => read(KEYS.avatar);
 export const saveAvatar = (id) => write(KEYS.avatar, id);
+/** This browser's id for turn notifications (js/push.js), or null before the first. */
+export const savedPushDevice = () => read(KEYS.pushDevice);
+export const savePushDevice = (id) => write(KEYS.pushDevice, id);

@@ -1,0 +1,76 @@
+"""The service worker shows a turn notification from a push, in a real Chromium: the push is delivered through
+the DevTools protocol (``ServiceWorker.deliverPushMessage``, as a push service's would be, decrypted), and
+the worker shows the server's JSON (title, body, tag, icon, language and direction, the table to open).
+What a push service sends, encrypted and signed, is tested in tests/push against a real push service; a
+tap on the notification (``notificationclick``) cannot be made here: Chromium has no way to click one."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from .test_pwa import controlled
+
+pytestmark = pytest.mark.e2e
+
+NOTIFICATIONS = """async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
+  title: n.title, body: n.body, tag: n.tag, icon: n.icon, lang: n.lang, dir: n.dir, data: n.data }))"""
+
+
+def registration_id(page: Any, cdp: Any, scope: str) -> str:
+    found: list[dict[str, Any]] = []
+    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda event: found.extend(event["registrations"]))
+    cdp.send("ServiceWorker.enable")
+    deadline = time.monotonic() + 10
+    while not any(r["scopeURL"] == scope for r in found):
+        assert time.monotonic() < deadline, f"no registration for {scope}: {found}"
+        page.wait_for_timeout(50)
+    return str(next(r["registrationId"] for r in found if r["scopeURL"] == scope))
+
+
+def shown_when(page: Any, done: Callable[[list[dict[str, Any]]], bool]) -> list[dict[str, Any]]:
+    """The notifications shown, once ``done`` says they are all there (AssertionError after 10 s)."""
+    deadline = time.monotonic() + 10
+    while not done(shown := page.evaluate(NOTIFICATIONS)):
+        assert time.monotonic() < deadline, shown
+        page.wait_for_timeout(50)
+    return list(shown)
+
+
+def test_a_push_shows_the_turn_in_both_languages(new_page: Any, server: str) -> None:
+    page = new_page(service_workers="allow", permissions=["notifications"])
+    page.goto(f"{server}/")
+    controlled(page)
+    cdp = page.context.new_cdp_session(page)
+    registration = registration_id(page, cdp, f"{server}/")
+    pushes = [
+        {"title": "Your turn at Sara's table", "body": "Tap to open the table and play.",
+         "url": "/r/K7QX3MPA", "tag": "turn-K7QX3MPA", "lang": "en", "dir": "ltr"},
+        {"title": "نوبت شماست، میز امید", "body": "بزنید تا میز باز شود و بازی کنید.", "url": "/r/M2PQ7RST",
+         "tag": "turn-M2PQ7RST", "lang": "fa", "dir": "rtl"},
+        {"title": "Elsewhere", "body": "", "url": "https://evil.example/r/K7", "tag": "turn-OTHER"},
+    ]  # fmt: skip
+    for push in pushes:
+        cdp.send(
+            "ServiceWorker.deliverPushMessage",
+            {"origin": server, "registrationId": registration, "data": json.dumps(push)},
+        )
+    shown = {n["tag"]: n for n in shown_when(page, lambda shown: len(shown) == len(pushes))}
+    english, persian, elsewhere = (shown[p["tag"]] for p in pushes)
+    assert (english["title"], english["body"]) == (pushes[0]["title"], pushes[0]["body"])
+    assert english["icon"] == f"{server}/static/icons/icon-192.png"
+    assert english["data"] == {"url": "/r/K7QX3MPA"} and english["dir"] == "ltr"
+    assert (persian["title"], persian["lang"], persian["dir"]) == (pushes[1]["title"], "fa", "rtl")
+    assert elsewhere["data"] == {"url": "/"}  # a tap opens only a table of this site
+    # A newer push for the same table replaces its notification.
+    again = {**pushes[0], "title": "Your turn at Sara's table (2)"}
+    cdp.send(
+        "ServiceWorker.deliverPushMessage",
+        {"origin": server, "registrationId": registration, "data": json.dumps(again)},
+    )
+    shown_now = shown_when(page, lambda shown: any(n["title"].endswith("(2)") for n in shown))
+    assert len(shown_now) == len(pushes)
