@@ -7,6 +7,8 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
+from starlette.requests import Request
+
 from app.rooms import Clock
 
 from .ws import TokenBucket
@@ -78,3 +80,13 @@ class AddressRate:
         for address, bucket in list(self._buckets.items()):
             if bucket.tokens + (now - bucket.at) * self.rate >= self.burst:
                 del self._buckets[address]
+
+
+def address_allowed(request: Request, name: str, per_minute: int, clock: Clock) -> bool:
+    """Whether the request's client address may spend one of the app's per-address budget ``name`` (an
+    ``AddressRate`` on the app's state, made at its first use: no await in between, so no race)."""
+    rate: AddressRate | None = getattr(request.app.state, name, None)
+    if rate is None:
+        rate = AddressRate(per_minute, clock)
+        setattr(request.app.state, name, rate)
+    return rate.allow(request.client.host if request.client else "unknown")
