@@ -96,6 +96,7 @@ class TablePlayer(BaseModel):
     name: str
     bot: bool = Field(description="a bot plays the seat (a person's who left keeps their name)")
     program: bool = Field(description="a program someone runs with the protocol")
+    avatar: str | None = Field(description="the face its person picked (none yet: none)")
     you: bool = Field(description="the asking token's seat (played by a bot when `held` is `bot`)")
 
 
@@ -149,9 +150,30 @@ class MyTablesPublic(BaseModel):
                             "seat": 1,
                             "held": "you",
                             "players": [
-                                {"seat": 0, "name": "Sara", "bot": False, "program": False, "you": False},
-                                {"seat": 1, "name": "Omid", "bot": False, "program": False, "you": True},
-                                {"seat": 2, "name": "Bot 3", "bot": True, "program": False, "you": False},
+                                {
+                                    "seat": 0,
+                                    "name": "Sara",
+                                    "bot": False,
+                                    "program": False,
+                                    "avatar": "owl",
+                                    "you": False,
+                                },
+                                {
+                                    "seat": 1,
+                                    "name": "Omid",
+                                    "bot": False,
+                                    "program": False,
+                                    "avatar": "fox",
+                                    "you": True,
+                                },
+                                {
+                                    "seat": 2,
+                                    "name": "Bot 3",
+                                    "bot": True,
+                                    "program": False,
+                                    "avatar": None,
+                                    "you": False,
+                                },
                             ],
                             "pace": 24,
                             "game": 1,
@@ -191,6 +213,7 @@ def _table(record: MyTableRecord) -> dict[str, Any]:
                 "name": p.name,
                 "bot": p.bot,
                 "program": p.program,
+                "avatar": p.avatar,
                 "you": yours and p.seat == record.seat,
             }
             for p in record.players

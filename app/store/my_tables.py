@@ -47,6 +47,7 @@ class PlayerRecord:
     name: str
     bot: bool
     program: bool
+    avatar: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +152,7 @@ def query(asks: Sequence[TableAsk]) -> Select[Any]:
             SEATS.c.name,
             SEATS.c.is_bot,
             SEATS.c.is_program,
+            SEATS.c.avatar,
         )
         .select_from(mine)
         .join(ROOMS, ROOMS.c.code == mine.c.room_code)
@@ -187,7 +189,7 @@ def _record(rows: list[Any]) -> MyTableRecord:
         seat=first.my_seat,
         held=first.held,
         host_seat=first.host_seat,
-        players=tuple(PlayerRecord(r.seat_index, r.name, r.is_bot, r.is_program) for r in rows),
+        players=tuple(PlayerRecord(r.seat_index, r.name, r.is_bot, r.is_program, r.avatar) for r in rows),
         options=dict(first.options or {}),
         turn_seat=first.turn_seat,
         due_at=first.due_at,

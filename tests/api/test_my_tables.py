@@ -79,8 +79,8 @@ async def test_one_request_answers_for_every_table_a_token_holds(quiet_server: s
     assert table["status"] == "playing" and table["host"] == "Sara" and table["pace"] == 24
     assert (table["seat"], table["held"], table["game"], table["round"]) == (1, "you", 1, 1)
     assert table["players"] == [
-        {"seat": 0, "name": "Sara", "bot": False, "program": False, "you": False},
-        {"seat": 1, "name": "Omid", "bot": False, "program": False, "you": True},
+        {"seat": 0, "name": "Sara", "bot": False, "program": False, "avatar": None, "you": False},
+        {"seat": 1, "name": "Omid", "bot": False, "program": False, "avatar": None, "you": True},
     ]
     assert table["turn"] == turn and table["your_turn"] is (turn == 1)
     deadline = state["room"]["turn_deadline"]
@@ -131,7 +131,14 @@ async def test_a_seat_a_bot_plays_for_its_person_stays_on_their_list(quiet_serve
     answer = await my_tables(base, {"code": room["code"], "token": omid["token"]})
     (table,) = answer["tables"]
     assert (table["seat"], table["held"], table["your_turn"]) == (1, "bot", False)
-    assert table["players"][1] == {"seat": 1, "name": "Omid", "bot": True, "program": False, "you": True}
+    assert table["players"][1] == {
+        "seat": 1,
+        "name": "Omid",
+        "bot": True,
+        "program": False,
+        "avatar": None,
+        "you": True,
+    }
 
 
 @contextmanager
