@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Request
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
-from app.engine.options import LIVE
+from app.engine.options import LIVE, PACES
 from app.rooms import hash_token
 from app.store import MyTableRecord, TableAsk
 from app.table import Refusal
@@ -118,7 +118,9 @@ class MyTablePublic(BaseModel):
         "bot's seat and waits for the host"
     )
     players: list[TablePlayer] = Field(description="every seat, in order")
-    pace: Literal["live", 1, 8, 24, 72] = Field(description="`live`, or the hours a turn may take")
+    pace: str | int = Field(
+        description="`live`, or the hours a turn may take", json_schema_extra={"enum": list(PACES)}
+    )
     game: int | None = Field(description="the current (or last) game's number at the table")
     round: int | None = Field(description="that game's round (1–11)")
     turn: int | None = Field(description="the seat whose turn it is while a game is on")

@@ -81,6 +81,14 @@ async def play_to_turn(server: str, code: str, tokens: list[str], seat: int, cha
         await client.close()
 
 
+async def say(server: str, code: str, token: str, text: str) -> None:
+    client = await Client.connect(server, code)
+    await client.hello(token)
+    await client.send({"type": "chat", "text": text})
+    await client.next("chat")
+    await client.close()
+
+
 def join(page: Any, server: str, code: str) -> None:
     page.goto(f"{server}/r/{code}")
     page.fill("[data-testid=join-name]", "Omid")
@@ -148,3 +156,9 @@ def test_the_home_page_lists_the_tables_of_this_browser(
             "(code) => !document.querySelector(`[data-testid=my-table-${code}] [data-testid=mt-unread]`)",
             arg=sara["code"],
         )
+        # Sara says more while the page is in the background; shown again, the page asks again.
+        run(say(server, sara["code"], sara["token"], "khubi?"))
+        page.wait_for_timeout(2100)  # a page shown again asks at most every 2 s
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        mine.locator("[data-testid=mt-unread]").wait_for()
+        assert mine.locator("[data-testid=mt-unread]").inner_text() == says["unread"]
