@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     clock_offset_file: str = ""
     # Seconds a connection may take to send a complete request (or WebSocket handshake) before it is closed.
     request_timeout_seconds: float = Field(default=5.0, gt=0, le=300)
+    # Lists of a browser's tables (POST /api/my-tables) one client address may ask for per minute (bursts of a
+    # third): a home page asks once when it opens and again whenever it is shown again.
+    max_table_lists_per_minute: int = Field(default=60, ge=1)
     # Finished games' replays and exports are built once and kept as JSON, least recently read dropped first,
     # in at most this many bytes (a long game's replay is about 1 MB). 0: none kept.
     record_cache_bytes: int = Field(default=32 * 1024 * 1024, ge=0)

@@ -12,7 +12,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import metrics
-from app.api import docs, documents, history, install, ops, pages, push, qr, rooms, standings, ws
+from app.api import docs, documents, history, install, my_tables, ops, pages, push, qr, rooms, standings, ws
 from app.api.body_limit import BodySizeLimitMiddleware
 from app.api.errors import install_error_handlers
 from app.api.limits import AddressLimits
@@ -84,6 +84,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.add_middleware(SecurityHeadersMiddleware)
     install_error_handlers(app)
     app.include_router(rooms.router)
+    app.include_router(my_tables.router)
     app.include_router(history.router)
     app.include_router(standings.router)
     app.include_router(push.router)

@@ -8,7 +8,7 @@ and ``scheduling`` decides when each write runs on its database (``dialect``). I
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar, assert_never
 
@@ -31,12 +31,13 @@ from app.table import (
     Table,
 )
 
-from . import chat, loading, push, writes
+from . import chat, loading, my_tables, push, writes
 from .chat import ChatBound, ChatRecord
 from .db import make_engine, sqlite_file
 from .dialect import Dialect
 from .errors import CodeTaken, StoreError, VersionConflict, WriteRefused
 from .loading import AckRecord, LoadedTable, LoggedMove, ReplayedMove, Tail
+from .my_tables import MyTableRecord, PlayerRecord, TableAsk
 from .push import Kind, PushSubscription, Subscribed
 from .scheduling import scheduler_for
 
@@ -47,10 +48,13 @@ __all__ = [
     "CodeTaken",
     "LoadedTable",
     "LoggedMove",
+    "MyTableRecord",
+    "PlayerRecord",
     "PushSubscription",
     "ReplayedMove",
     "Store",
     "StoreError",
+    "TableAsk",
     "Tail",
     "VersionConflict",
     "WriteRefused",
@@ -103,6 +107,12 @@ class Store:
     async def ack_of(self, code: str, client_id: str) -> AckRecord | None:
         """The ack of a client action of the room's current game, read from its log (None: never applied)."""
         return await loading.ack_of(self.engine, code, client_id)
+
+    async def my_tables(self, asks: Sequence[TableAsk]) -> list[MyTableRecord]:
+        """What a list of a browser's tables shows of each table whose asked token holds a seat there (its
+        own, one a bot plays for it, or one it asked for), in the asks' order: one indexed statement however
+        many tables (``my_tables.query``); an ask whose token holds nothing there is left out."""
+        return await my_tables.my_tables(self.reader, asks)
 
     # ----- rooms and games ---------------------------------------------------------------------------
 

@@ -59,6 +59,8 @@ export const createRoom = (body) => request('POST', '/api/rooms', body);
 // With ``seat``: ask for that bot's seat (a request: the host approves it, and the seat passes at the next
 // moment the rules allow; the answer's token finds the request).
 export const joinRoom = (code, name, seat = null) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, seat === null ? { name } : { name, seat });
+// The tables this browser holds a seat at ([{code, token, chat_read}]): the tokens go in the body, never a URL.
+export const myTables = (tables) => request('POST', '/api/my-tables', { tables });
 export const getRoom = (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`);
 // The room as it is now, never an answer asked for earlier (a page's preload, the worker's early read): a look
 // at the table long after the page loaded.

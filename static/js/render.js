@@ -157,7 +157,7 @@ function drawMain() {
   const page = ctx.route.view;
   if (page !== 'room') els.chat.hidden = true;
   if (page === 'home') {
-    modulePage('home', 'home', (m) => (offerOnItsWay() ? showLoading() : pageView('home', m.homeTemplate, { offer: 'above' })));
+    modulePage('home', 'home', (m) => (offerOnItsWay() ? showLoading() : pageView('home', m.homeTemplate, { offer: 'above', enter: m.enter })));
   } else if (page === 'not_found') {
     pageView('not_found', notFoundTemplate);
   } else if (page === 'standings' || page === 'history') {

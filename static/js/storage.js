@@ -33,8 +33,26 @@ function write(key, value) {
 }
 
 export const savedToken = (code) => read(KEYS.token(code));
+/** Every table this browser keeps a seat token for: [{code, token}] (the home page's "Your tables"). */
+export function savedTables() {
+  const prefix = KEYS.token('');
+  const tables = [];
+  try {
+    for (let i = 0; i < localStorage.length; i += 1) {
+      const key = localStorage.key(i);
+      const token = key?.startsWith(prefix) ? read(key) : null;
+      if (token) tables.push({ code: key.slice(prefix.length), token });
+    }
+  } catch { /* private mode: none kept */ }
+  return tables;
+}
 export const saveToken = (code, token) => write(KEYS.token(code), token);
 export const forgetToken = (code) => write(KEYS.token(code), null);
+/** A table the server no longer seats this browser at: its token and its chat's read mark go. */
+export function forgetTable(code) {
+  forgetToken(code);
+  write(KEYS.chatRead(code), null);
+}
 /** The time (the server's ISO ``at``) of the newest chat line read at a table: a reload counts none unread again. */
 export const chatReadUntil = (code) => read(KEYS.chatRead(code));
 export const setChatReadUntil = (code, at) => write(KEYS.chatRead(code), at);

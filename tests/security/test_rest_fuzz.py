@@ -106,6 +106,9 @@ HOSTILE_BODIES = [
     ("/api/rooms/{code}/join", '{"name": "\\udfff"}'),
     ("/api/rooms/{code}/join", '{"name": "' + "j" * (Settings(_env_file=None).max_name_length + 1) + '"}'),
     ("/api/rooms/{code}/join", '{"name": "Bob", "token": "x"}'),
+    ("/api/my-tables", '{"tables": [{"code": "ABCD2345", "token": "\\ud800"}]}'),
+    ("/api/my-tables", '{"tables": [{"code": "ABCD2345", "token": "abc", "chat_read": 1e309}]}'),
+    ("/api/my-tables", '{"tables": {"code": "ABCD2345"}}'),
 ]
 
 

@@ -9,6 +9,10 @@ import { config, seatCounts } from '../config.js';
 import { botIcon } from './faces.js';
 import { standingsLink } from './standings-links.js';
 import { DEFAULT_OPTIONS, optionRows } from './options.js';
+import { enterTables, tablesTemplate } from './my-tables.js';
+
+/** The page was entered: "Your tables" asks the server about them once the page is drawn. */
+export const enter = enterTables;
 
 /** The home page's part of the state, as a fresh page starts it. A newcomer who asked for the coach (the
  * walkthrough's last page) opens a table with hints on: the coach works only where they are (issue 37). */
@@ -95,6 +99,6 @@ export function homeTemplate(ctx, actions) {
     ['rules_1', 'rules_2', 'rules_3', 'rules_4'].map((k) => html`<li>${t(k)}</li>`)}</ol></section>`;
   return html`<div class="home" data-view="home"><section class="hero"><div class="hero-cards" aria-hidden="true">${
     ['3♠', 'K♥', '7♦'].map((c, i) => html`<span class=${i ? 'hero-card red' : 'hero-card'}>${c}</span>`)}</div><h1>${t('app_title')}</h1><p
-    class="tagline">${t('tagline')}</p>${standingsLink(actions, 'secondary home-standings')}</section><div class="home-grid">${
+    class="tagline">${t('tagline')}</p>${standingsLink(actions, 'secondary home-standings')}</section>${tablesTemplate(ctx)}<div class="home-grid">${
     createForm}<div class="stack">${joinForm}${rules}</div></div></div>`;
 }
