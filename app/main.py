@@ -45,6 +45,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         # Turn notifications: its workers push off every room's lock; its key is made at its first need.
         app.state.pusher = pusher = Pusher(store, settings)
         pusher.start()
+        manager.nudger = pusher
         manager.start()  # with REDIS_URL: joins the other processes
         watch = asyncio.create_task(watch_event_loop(), name="event-loop-watch")
         try:

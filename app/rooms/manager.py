@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from app.config import Settings
 from app.metrics import ROOMS_EVICTED
@@ -29,6 +29,19 @@ from .room import Room
 from .tokens import hash_token, new_room_code, new_token, normalize_code
 
 log = logging.getLogger(__name__)
+
+REMINDER_BEFORE = timedelta(hours=1)  # a paced turn's last reminder: when this much of it is left
+
+
+class Nudger(Protocol):
+    """What the manager needs of the turn notifications (``app.push.Pusher``): queue one, never waiting."""
+
+    def turn(self, code: str, token_hash: str, turn_key: str, host_name: str, *, ttl: int = ...) -> bool: ...
+
+    def reminder(
+        self, code: str, token_hash: str, turn_key: str, host_name: str, *, ttl: int = ...
+    ) -> bool: ...
+
 
 HEARTBEAT_SECONDS = 0.5  # how often a process says which seats it has at each table
 SILENT_AFTER_SECONDS = 3 * HEARTBEAT_SECONDS  # a process not heard from for this long has died
@@ -64,6 +77,8 @@ class RoomManager:
         self._loading: dict[str, tuple[asyncio.Lock, list[int]]] = {}  # code -> (lock, [callers waiting])
         self._sweeper: asyncio.Task[None] | None = None
         self._waker: asyncio.Task[None] | None = None
+        self.nudger: Nudger | None = None  # turn notifications (set by the app); None: none are sent
+        self.seats_elsewhere: dict[str, dict[str, set[int]]] = {}  # process -> table -> seats with sockets
         self.draining = False  # shutting down: /readyz says no, rooms take no new moves
 
     def start(self) -> None:
@@ -94,6 +109,7 @@ class RoomManager:
             for process in dead:
                 log.warning("process %s fell silent; checking every table against the store", process)
                 del self.peers[process]
+                self.seats_elsewhere.pop(process, None)
             tables: dict[str, dict[str, Any]] = {}
             for room in list(self.rooms.values()):
                 room.follower.forget_silent(silent)
@@ -132,6 +148,11 @@ class RoomManager:
         if said is None or said.process == self.broadcaster.process_id:
             return
         self.peers[said.process] = self.clock.monotonic()
+        self.seats_elsewhere[said.process] = {
+            code: {s for s in entry.get("seats", []) if isinstance(s, int)}
+            for code, entry in said.tables.items()
+            if isinstance(entry, dict)
+        }
         nothing = {"process": said.process, "seats": [], "spectators": 0}
         for code, room in list(self.rooms.items()):
             here = peers.here_said(
@@ -277,6 +298,38 @@ class RoomManager:
             woken += room is not None
         return woken
 
+    def has_socket(self, code: str, seat: int) -> bool:
+        """Whether the person at ``seat`` of table ``code`` has a socket open there, here or through another
+        process (as the heartbeats say)."""
+        room = self.rooms.get(code)
+        if room is not None and seat in room.presence.local_seats():
+            return True
+        return any(seat in tables.get(code, ()) for tables in self.seats_elsewhere.values())
+
+    async def nudge_turns(self) -> int:
+        """Queue the turn notifications that are due: for each person's turn under way at a paced table with
+        a device subscribed (one read of the store) and no socket open there, "your turn", and once an hour
+        is left, the last reminder. The pusher sends each turn's notification at most once per device, in
+        any process (its claim in the store). Returns how many were queued."""
+        if self.nudger is None:
+            return 0
+        try:
+            turns = await self.store.turns_to_nudge(self.clock.now())
+        except Exception as exc:  # the store is away: the next look tries again
+            log.warning("could not read the turns to notify: %s", exc)
+            return 0
+        queued, now = 0, self.clock.now()
+        for turn in turns:
+            if self.has_socket(turn.code, turn.seat):
+                continue
+            key = f"{turn.code}:{turn.due_at.isoformat(timespec='seconds')}"
+            left = max(60, int((turn.due_at - now).total_seconds()))
+            args = (turn.code, turn.token_hash, key, turn.host_name)
+            queued += self.nudger.turn(*args, ttl=left)
+            if turn.due_at - now <= REMINDER_BEFORE < timedelta(hours=turn.hours):  # not at a 1-hour pace
+                queued += self.nudger.reminder(*args, ttl=left)
+        return queued
+
     def start_sweeping(self) -> None:
         """Evict idle rooms every little while, and wake the paced tables that are due (started with the
         app)."""
@@ -289,6 +342,7 @@ class RoomManager:
         async def wake() -> None:
             while not self.draining:
                 await self.wake_due()
+                await self.nudge_turns()
                 await self.clock.sleep(self.settings.pace_wake_seconds)
 
         self._sweeper = asyncio.create_task(sweep(), name="room-sweeper")

@@ -16,6 +16,7 @@ from .store import (
     StoreError,
     TableAsk,
     Tail,
+    TurnToNudge,
     VersionConflict,
     WriteRefused,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "LoadedTable",
     "LoggedMove",
     "PushSubscription",
+    "TurnToNudge",
     "MyTableRecord",
     "PlayerRecord",
     "ReplayedMove",

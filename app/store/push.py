@@ -154,3 +154,47 @@ async def claim_turn(conn: AsyncConnection, subscription_id: int, key: str, kind
         .values({column.name: key})
     )
     return (await conn.execute(claim)).rowcount == 1
+
+
+@dataclass(frozen=True, slots=True)
+class TurnToNudge:
+    """A person's turn under way at a paced table, whose seat has at least one device subscribed."""
+
+    code: str
+    token_hash: str
+    seat: int
+    due_at: datetime  # the turn's deadline: with the code, it names the turn
+    host_name: str
+    hours: int  # the table's pace: hours a turn may take
+
+
+async def turns_to_nudge(engine: AsyncEngine, now: datetime, limit: int) -> list[TurnToNudge]:
+    """The turns under way at paced tables (deadline still ahead: ``rooms.due_at``'s index) whose person has
+    a device subscribed, the nearest deadline first: one read."""
+    seat, host = SEATS.alias("seat"), SEATS.alias("host")
+    subscribed = (
+        select(SUBSCRIPTIONS.c.id)
+        .where(SUBSCRIPTIONS.c.room_code == ROOMS.c.code, SUBSCRIPTIONS.c.token_hash == seat.c.token_hash)
+        .exists()
+    )
+    query = (
+        select(
+            ROOMS.c.code, seat.c.token_hash, seat.c.seat_index, ROOMS.c.due_at, host.c.name, ROOMS.c.options
+        )
+        .join(seat, (seat.c.room_code == ROOMS.c.code) & (seat.c.seat_index == ROOMS.c.turn_seat))
+        .join(host, (host.c.room_code == ROOMS.c.code) & (host.c.seat_index == ROOMS.c.host_seat))
+        .where(ROOMS.c.due_at > now, seat.c.is_bot.is_(False), seat.c.token_hash.is_not(None), subscribed)
+        .order_by(ROOMS.c.due_at)
+        .limit(limit)
+    )
+    async with engine.connect() as conn:
+        rows = (await conn.execute(query)).all()
+    return [
+        TurnToNudge(code, token, index, due, name, _hours(options))
+        for code, token, index, due, name, options in rows
+    ]
+
+
+def _hours(options: object) -> int:
+    pace = options.get("pace") if isinstance(options, dict) else None
+    return pace if isinstance(pace, int) and not isinstance(pace, bool) else 0

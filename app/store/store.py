@@ -38,7 +38,7 @@ from .dialect import Dialect
 from .errors import CodeTaken, StoreError, VersionConflict, WriteRefused
 from .loading import AckRecord, LoadedTable, LoggedMove, ReplayedMove, Tail
 from .my_tables import MyTableRecord, PlayerRecord, TableAsk
-from .push import Kind, PushSubscription, Subscribed
+from .push import Kind, PushSubscription, Subscribed, TurnToNudge
 from .scheduling import scheduler_for
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "MyTableRecord",
     "PlayerRecord",
     "PushSubscription",
+    "TurnToNudge",
     "ReplayedMove",
     "Store",
     "StoreError",
@@ -166,6 +167,10 @@ class Store:
     async def push_subscriptions(self, code: str, token_hash: str) -> list[PushSubscription]:
         """The seat's subscriptions at the room (one indexed read)."""
         return await push.of_seat(self.reader, code, token_hash)
+
+    async def turns_to_nudge(self, now: datetime, limit: int = 500) -> list[TurnToNudge]:
+        """The turns under way at paced tables whose person has a device subscribed (one read)."""
+        return await push.turns_to_nudge(self.reader, now, limit)
 
     async def push_claim(self, subscription_id: int, key: str, kind: Kind) -> bool:
         """Whether this call marked turn ``key`` notified (``kind``: its first notification or its reminder)

@@ -1,0 +1,104 @@
+"""Turn notifications from real play (issue 35): at a paced table, the person whose turn it is gets "your
+turn" on their subscribed device only while no socket of theirs is open there, once per turn however often
+the manager looks, and one last reminder when an hour is left; the host's name is the table's. On a manual
+clock, through the test push service, on both databases."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from app.config import Settings
+from app.push import Pusher
+from app.rooms import RoomManager, hash_token
+from app.store import PushSubscription, Store
+from tests.push_service import PushService
+from tests.rooms.fakes import FakeSocket, ManualClock
+from tests.rooms.test_paced import HOUR, paced_pair
+from tests.rooms.test_timers import settle
+
+
+@pytest.fixture
+async def table(store: Store, service: PushService) -> AsyncIterator[tuple[RoomManager, Pusher]]:
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, bot_delay_ms=700, push_allowed_hosts=f"127.0.0.1:{service.port}"
+    )
+    manager = RoomManager(store=store, settings=settings, clock=ManualClock())
+    pusher = Pusher(store, settings)
+    pusher.start()
+    manager.nudger = pusher
+    yield manager, pusher
+    await manager.close()
+    await pusher.close()
+
+
+async def subscribe(store: Store, service: PushService, code: str, token: str, device: str) -> None:
+    browser = service.subscription(device)
+    keys = browser["keys"]
+    sub = PushSubscription(
+        code, hash_token(token), device, browser["endpoint"], keys["p256dh"], keys["auth"], "en"
+    )
+    assert await store.push_subscribe(sub, now=ManualClock().now()) == "subscribed"
+
+
+async def look(manager: RoomManager, pusher: Pusher) -> int:
+    queued = await manager.nudge_turns()
+    await pusher.drain()
+    return queued
+
+
+async def test_the_person_on_turn_is_nudged_once_while_away_and_reminded_with_an_hour_left(
+    table: tuple[RoomManager, Pusher], store: Store, service: PushService
+) -> None:
+    manager, pusher = table
+    clock: Any = manager.clock
+    room, sockets, tokens = await paced_pair(manager, hours=8)
+    assert room.table.game is not None
+    turn = room.table.game.turn
+    await subscribe(store, service, room.code, tokens[turn], "on-turn")
+    await subscribe(store, service, room.code, tokens[1 - turn], "waiting")
+
+    await look(manager, pusher)
+    assert service.at("on-turn") == [], "their socket is open: no notification"
+
+    await room.detach(sockets[turn].conn)
+    await clock.advance(60)
+    for _ in range(3):  # the manager looks every PACE_WAKE_SECONDS: once per turn all the same
+        await look(manager, pusher)
+    (note,) = service.at("on-turn")
+    assert note.payload["title"] == "Your turn at Host's table"
+    assert note.payload["url"] == f"/r/{room.code}"
+    assert service.at("waiting") == [], "not their turn"
+
+    await clock.advance(7 * HOUR - 30)  # 59.5 minutes left
+    await look(manager, pusher)
+    await look(manager, pusher)
+    first, reminder = service.at("on-turn")
+    assert reminder.payload["title"] == "An hour left for your turn at Host's table"
+
+    await clock.advance(HOUR)  # the time runs out: the server plays the turn, and it passes
+    await settle()
+    await asyncio.sleep(0.05)
+    assert room.table.game.turn == 1 - turn
+    await room.detach(sockets[1 - turn].conn)
+    await look(manager, pusher)
+    assert len(service.at("waiting")) == 1, "now their turn, and away"
+    assert len(service.at("on-turn")) == 2
+
+
+async def test_a_socket_back_at_the_table_means_no_nudge(
+    table: tuple[RoomManager, Pusher], store: Store, service: PushService
+) -> None:
+    manager, pusher = table
+    room, sockets, tokens = await paced_pair(manager, hours=24)
+    assert room.table.game is not None
+    turn = room.table.game.turn
+    await subscribe(store, service, room.code, tokens[turn], "phone")
+    await room.detach(sockets[turn].conn)
+    back = FakeSocket(room)
+    await back.say({"type": "hello", "token": tokens[turn]})
+    assert await look(manager, pusher) == 0
+    assert service.at("phone") == []
