@@ -5,9 +5,9 @@
 // room link's join form above all: on a slow phone link each file is a round trip); what a connected room
 // needs is loaded by room.js's loadLive(), the views by loader.js's view().
 import * as api from './api.js';
-import { applyDocument, onLangChange, t } from './i18n.js';
+import { applyDocument, lang, onLangChange, t } from './i18n.js';
 import { change, createStore, initialState } from './state.js';
-import { savedToken, saveToken, setConfirmDiscards, setGrouping } from './storage.js';
+import { notifyOn, savedToken, saveToken, setConfirmDiscards, setGrouping } from './storage.js';
 import { importOnce, onLoadFailure, prefetchViews, view } from './loader.js';
 import { drawing, dropView, els, renderAll, toast } from './render.js';
 import { connect, liveModules, loadLive, pauseTick, readAllChat, showJoin, wireRoom } from './room.js';
@@ -40,8 +40,32 @@ function parseRoute() {
 const ctx = createStore(initialState(parseRoute()), {
   render: renderAll,
   // What the state itself calls for, before it is drawn: on your turn the coach (if on) asks for its hint.
-  follow: (state) => { if (liveModules() && state.route.view === 'room') liveModules().coachFollow(state, actions); },
+  follow: (state) => {
+    if (liveModules() && state.route.view === 'room') liveModules().coachFollow(state, actions);
+    syncPush(state, false);
+  },
 });
+
+let pushedFor = null; // the table whose notifications this page has asked the server for (or to stop)
+
+/** Turn notifications on this device (Web Push) follow the bell at a table played at its own pace where this
+ * browser holds a seat: the bell on, the server is asked to notify (``ask``: from the bell's tap, so the
+ * browser may ask for its permission; otherwise only once it is granted); off, to stop. */
+function syncPush(state, ask) {
+  const code = state.route.view === 'room' ? state.route.code : null;
+  const token = code ? savedToken(code) : null;
+  const pace = state.room?.options?.pace;
+  if (!token || state.seat === null || state.seat === undefined || !pace || pace === 'live') return;
+  const key = `${code}|${notifyOn()}`;
+  if (pushedFor === key && !ask) return;
+  pushedFor = key;
+  if (!ask && !notifyOn()) return; // only the bell's tap turns them off
+  importOnce('./push.js').then(async (push) => {
+    if (!push.pushSupported()) return;
+    if (!notifyOn()) await push.unsubscribe(code, token);
+    else if (ask || push.pushPermission() === 'granted') await push.subscribe(code, token, lang());
+  }).catch(() => { pushedFor = null; }); // asked again at the next change
+}
 
 function shareUrl(code) {
   return `${location.origin}/r/${code}`;
@@ -106,6 +130,8 @@ const actions = {
   leave() { // the seat goes to a bot; the welcome that follows says we watch
     change((s) => { s.leaving = true; });
     ctx.socket?.send({ type: 'leave' });
+    const token = savedToken(ctx.route.code);
+    if (token) importOnce('./push.js').then((push) => push.unsubscribe(ctx.route.code, token)).catch(() => {});
   },
   askSeat(seat) {
     change((s) => {
@@ -130,6 +156,7 @@ const actions = {
   async toggleNotify() {
     const { toggleNotify } = liveModules() ?? await importOnce('./notify.js');
     await toggleNotify();
+    syncPush(ctx, true);
     change();
   },
   askHint() {
