@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from app.config import Settings
 from app.metrics import ROOMS_EVICTED
@@ -20,7 +20,7 @@ from app.table.commands import new_table
 from app.table.origins import new_salt
 from app.table.schedule import pace_of
 
-from . import peers
+from . import paced, peers
 from .broadcast import Broadcaster, InProcessBroadcaster, Notice, RedisBroadcaster
 from .clock import Clock, SystemClock
 from .connection import CLOSE_RESTART
@@ -29,18 +29,6 @@ from .room import Room
 from .tokens import hash_token, new_room_code, new_token, normalize_code
 
 log = logging.getLogger(__name__)
-
-REMINDER_BEFORE = timedelta(hours=1)  # a paced turn's last reminder: when this much of it is left
-
-
-class Nudger(Protocol):
-    """What the manager needs of the turn notifications (``app.push.Pusher``): queue one, never waiting."""
-
-    def turn(self, code: str, token_hash: str, turn_key: str, host_name: str, *, ttl: int = ...) -> bool: ...
-
-    def reminder(
-        self, code: str, token_hash: str, turn_key: str, host_name: str, *, ttl: int = ...
-    ) -> bool: ...
 
 
 HEARTBEAT_SECONDS = 0.5  # how often a process says which seats it has at each table
@@ -77,7 +65,7 @@ class RoomManager:
         self._loading: dict[str, tuple[asyncio.Lock, list[int]]] = {}  # code -> (lock, [callers waiting])
         self._sweeper: asyncio.Task[None] | None = None
         self._waker: asyncio.Task[None] | None = None
-        self.nudger: Nudger | None = None  # turn notifications (set by the app); None: none are sent
+        self.nudger: paced.Nudger | None = None  # turn notifications (set by the app); None: none are sent
         self.seats_elsewhere: dict[str, dict[str, set[int]]] = {}  # process -> table -> seats with sockets
         self.draining = False  # shutting down: /readyz says no, rooms take no new moves
 
@@ -278,58 +266,6 @@ class RoomManager:
         ROOMS_EVICTED.inc(evicted)
         return evicted
 
-    async def wake_due(self) -> int:
-        """Load the paced tables whose turn ran out while no process here held them (one indexed read of the
-        store): each room's driver then plays the turn, under the lease with several processes, so exactly
-        one process plays it. Returns how many were loaded."""
-        try:
-            codes = await self.store.due_rooms(self.clock.now())
-        except Exception as exc:  # the store is away: the next look tries again
-            log.warning("could not read the tables that are due: %s", exc)
-            return 0
-        woken = 0
-        for code in codes:
-            if self.draining:
-                break
-            if (held := self.rooms.get(code)) is not None:
-                held.driver.kick()  # in memory: its driver looks again (the clock may have jumped)
-                continue
-            room = await self.get(code)
-            woken += room is not None
-        return woken
-
-    def has_socket(self, code: str, seat: int) -> bool:
-        """Whether the person at ``seat`` of table ``code`` has a socket open there, here or through another
-        process (as the heartbeats say)."""
-        room = self.rooms.get(code)
-        if room is not None and seat in room.presence.local_seats():
-            return True
-        return any(seat in tables.get(code, ()) for tables in self.seats_elsewhere.values())
-
-    async def nudge_turns(self) -> int:
-        """Queue the turn notifications that are due: for each person's turn under way at a paced table with
-        a device subscribed (one read of the store) and no socket open there, "your turn", and once an hour
-        is left, the last reminder. The pusher sends each turn's notification at most once per device, in
-        any process (its claim in the store). Returns how many were queued."""
-        if self.nudger is None:
-            return 0
-        try:
-            turns = await self.store.turns_to_nudge(self.clock.now())
-        except Exception as exc:  # the store is away: the next look tries again
-            log.warning("could not read the turns to notify: %s", exc)
-            return 0
-        queued, now = 0, self.clock.now()
-        for turn in turns:
-            if self.has_socket(turn.code, turn.seat):
-                continue
-            key = f"{turn.code}:{turn.due_at.isoformat(timespec='seconds')}"
-            left = max(60, int((turn.due_at - now).total_seconds()))
-            args = (turn.code, turn.token_hash, key, turn.host_name)
-            queued += self.nudger.turn(*args, ttl=left)
-            if turn.due_at - now <= REMINDER_BEFORE < timedelta(hours=turn.hours):  # not at a 1-hour pace
-                queued += self.nudger.reminder(*args, ttl=left)
-        return queued
-
     def start_sweeping(self) -> None:
         """Evict idle rooms every little while, and wake the paced tables that are due (started with the
         app)."""
@@ -341,8 +277,8 @@ class RoomManager:
 
         async def wake() -> None:
             while not self.draining:
-                await self.wake_due()
-                await self.nudge_turns()
+                await paced.wake_due(self)
+                await paced.nudge_turns(self)
                 await self.clock.sleep(self.settings.pace_wake_seconds)
 
         self._sweeper = asyncio.create_task(sweep(), name="room-sweeper")

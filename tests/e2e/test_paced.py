@@ -60,7 +60,8 @@ PushManager.prototype.subscribe = async function (options) {
     .replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
   const pair = await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits']);
   const raw = new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey));
-  const p256dh = btoa(String.fromCharCode(...raw)).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+  const p256dh = btoa(String.fromCharCode(...raw))
+    .replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
   window.__sub = {
     endpoint: 'https://push.example.net/send/' + b64(12), options,
     toJSON() { return { endpoint: this.endpoint, keys: { p256dh, auth: b64(16) } }; },

@@ -13,7 +13,7 @@ import pytest
 
 from app.config import Settings
 from app.push import Pusher
-from app.rooms import RoomManager, hash_token
+from app.rooms import RoomManager, hash_token, paced
 from app.store import PushSubscription, Store
 from tests.push_service import PushService
 from tests.rooms.fakes import FakeSocket, ManualClock
@@ -45,7 +45,7 @@ async def subscribe(store: Store, service: PushService, code: str, token: str, d
 
 
 async def look(manager: RoomManager, pusher: Pusher) -> int:
-    queued = await manager.nudge_turns()
+    queued = await paced.nudge_turns(manager)
     await pusher.drain()
     return queued
 

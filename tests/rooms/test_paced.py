@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, text
 from app.config import Settings
 from app.engine import Options
 from app.engine.errors import OptionsError
-from app.rooms import Room, RoomManager
+from app.rooms import Room, RoomManager, paced
 from app.store import Store
 from app.store.loading import due_query
 from app.table import pause
@@ -217,10 +217,10 @@ async def test_a_paced_table_left_alone_leaves_memory_and_its_deadline_wakes_it(
     await clock.advance(manager.settings.room_idle_seconds + 1)
     assert await manager.evict_idle() == 1, "nothing due for hours: it leaves memory"
     assert code not in manager.rooms
-    assert await manager.wake_due() == 0, "not due yet: nothing is loaded"
+    assert await paced.wake_due(manager) == 0, "not due yet: nothing is loaded"
 
     await clock.advance(8 * HOUR)
-    assert await manager.wake_due() == 1
+    assert await paced.wake_due(manager) == 1
     woken = manager.rooms[code]
     await clock.advance(1)
     await settle()
