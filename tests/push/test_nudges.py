@@ -18,7 +18,7 @@ from app.store import PushSubscription, Store
 from tests.push_service import PushService
 from tests.rooms.fakes import FakeSocket, ManualClock
 from tests.rooms.test_paced import HOUR, paced_pair
-from tests.rooms.test_timers import settle
+from tests.rooms.test_timers import play_turn, settle
 
 
 @pytest.fixture
@@ -102,3 +102,78 @@ async def test_a_socket_back_at_the_table_means_no_nudge(
     await back.say({"type": "hello", "token": tokens[turn]})
     assert await look(manager, pusher) == 0
     assert service.at("phone") == []
+
+
+async def test_a_three_player_table_at_24_hours_a_turn_is_played_over_days_to_its_end(
+    store: Store, service: PushService
+) -> None:
+    """Nobody is connected between moves: each person comes back when told it is their turn, plays it and
+    goes; every fifth turn is left to run out instead. Half way, the process is replaced by a new one (the
+    restart: nothing of the first in memory). Every "your turn" that arrives is asserted: one per turn a
+    person had to play, on that person's device, and never one while they were there."""
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, bot_delay_ms=700, push_allowed_hosts=f"127.0.0.1:{service.port}"
+    )
+    clock = ManualClock()
+
+    def process() -> tuple[RoomManager, Pusher]:
+        manager = RoomManager(store=store, settings=settings, clock=clock)
+        # The budget per device (30 an hour) counts real time, and these days pass in seconds.
+        pusher = Pusher(store, settings, per_hour=10_000)
+        pusher.start()
+        manager.nudger = pusher
+        return manager, pusher
+
+    manager, pusher = process()
+    room, host_token = await manager.create(name="Sara", seat_count=3, bots=[], options={"pace": 24})
+    tokens = [host_token]
+    for name in ("Omid", "Nima"):
+        _, token = await room.join(name)
+        assert token is not None
+        tokens.append(token)
+    for seat, token in enumerate(tokens):
+        await subscribe(store, service, room.code, token, f"seat-{seat}")
+    host = FakeSocket(room)
+    await host.say({"type": "hello", "token": tokens[0]})
+    await host.say({"type": "start"})
+    await room.detach(host.conn)
+    code = room.code
+
+    expected = [0, 0, 0]  # "your turn" notifications each seat should have had
+    turns, restarted = 0, False
+    while True:
+        room = await manager.require(code)
+        game = room.table.game
+        assert game is not None
+        if game.is_over:
+            break
+        seat = game.turn
+        await look(manager, pusher)
+        expected[seat] += 1
+        got = [n for n in service.at(f"seat-{seat}") if n.payload["title"].startswith("Your turn")]
+        assert len(got) == expected[seat], (turns, seat, expected)
+        turns += 1
+        if turns % 5 == 0:  # this one runs out: the server plays it
+            await clock.advance(24 * HOUR + 1)
+            await settle()
+        else:
+            await clock.advance(3 * HOUR)  # they come back some hours later and play
+            back = FakeSocket(room)
+            await back.say({"type": "hello", "token": tokens[seat]})
+            await look(manager, pusher)  # while they are here: nothing
+            await play_turn(room, back)
+            await room.detach(back.conn)
+        if turns == 60 and not restarted:  # the process is replaced
+            await manager.close()
+            await pusher.close()
+            manager, pusher = process()
+            restarted = True
+        assert turns < 2000
+    assert restarted and turns > 60
+    finished = (await manager.require(code)).table
+    assert finished.game is not None and finished.game.is_over
+    for seat in range(3):
+        arrived = [n for n in service.at(f"seat-{seat}") if n.payload["title"].startswith("Your turn")]
+        assert len(arrived) == expected[seat], (seat, len(arrived), expected)
+    await manager.close()
+    await pusher.close()
