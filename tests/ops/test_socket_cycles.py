@@ -73,5 +73,5 @@ async def test_a_closed_socket_leaves_no_protocol_behind(sqlite_url: str, close:
                     await asyncio.wait_for(client.closed.wait(), 10)
                     await client.close()
             del client
-            assert await settled(ServerProtocol, protocols) == protocols
-            assert await settled(BoundedDeflateProtocol, sockets) == sockets  # uvicorn's, around it
+            assert await settled(ServerProtocol, protocols) <= protocols
+            assert await settled(BoundedDeflateProtocol, sockets) <= sockets  # uvicorn's, around it
