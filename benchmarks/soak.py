@@ -3,6 +3,7 @@
     python benchmarks/soak.py                              # 30 minutes, 20 tables, SQLite in a temporary dir
     python benchmarks/soak.py --minutes 2 --tables 5       # a quick run
     python benchmarks/soak.py --minutes 30 --postgres      # a fresh database at TEST_POSTGRES_URL
+    python benchmarks/soak.py --minutes 8 --warmup 2 --trace-memory   # where the memory goes
 
 Starts ``python -m app`` (``tests.server_process``; SQLite in a temporary directory unless ``--postgres``)
 with the settings as shipped (message rate, chat, lobby and standings limits, the 700 ms bots, the 20 s pause
@@ -33,6 +34,14 @@ process's anonymous and file-backed resident pages, threads and open files (/pro
 by generation), and the database's size (SQLite: the file, its WAL and shared memory). The server exposes no
 count of Python objects, so none is printed. Also: moves, games, reconnects, chat, reads, move latency
 (sent to its ack) p50/p99, the server's CPU. Exits 1 if the server died or an unexpected error came.
+
+``--trace-memory`` (opt-in; the app's code is not changed) starts the server with ``benchmarks/trace_site.py``
+as its ``sitecustomize`` (in a temporary directory put first on its ``PYTHONPATH``): ``tracemalloc`` with
+``--trace-frames`` frames, and a snapshot on SIGUSR1. The soak signals it at the baseline and at the end, and
+prints the 15 places that grew most (by line, then by traceback, in KiB), the live objects whose count grew
+most, and what tracemalloc cannot see: SQLite's own heap (its page caches) and glibc's heap in use and free.
+Tracing slows the server and about doubles its memory, and each snapshot briefly takes more: read the RSS
+figures of such a run as a shape only.
 """
 
 from __future__ import annotations
@@ -44,10 +53,13 @@ import contextlib
 import json
 import os
 import random
+import shutil
+import signal
 import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -75,6 +87,8 @@ READ_EVERY_S = 2.0
 SAMPLE_EVERY_S = 1.0
 RESEND_S = 10.0  # a start, continue or rematch not answered within this is sent again
 PROC_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem", "VmHWM", "Threads")
+TRACE_TOP = 15  # places shown by --trace-memory
+TRACE_WAIT_S = 300.0  # a snapshot of a traced server takes seconds; this long means it never came
 
 
 @dataclass
@@ -576,6 +590,7 @@ async def run(args: argparse.Namespace, database: str, log: Path) -> tuple[Soak,
     )
     for shipped in ("BOT_DELAY_MS", "ROUND_BREAK_SECONDS", "MAX_MESSAGES_PER_SECOND"):
         del env[shipped]  # server_env's test values: here the defaults, as shipped
+    traces = trace_directory(log.parent, env, args.trace_frames) if args.trace_memory else None
     proc = start([sys.executable, "-m", "app"], env, log)
     measured = Measured()
     try:
@@ -596,11 +611,16 @@ async def run(args: argparse.Namespace, database: str, log: Path) -> tuple[Soak,
                 if not measured.at_baseline and elapsed >= baseline_at:
                     measured.at_baseline = await snapshot(http, proc.pid, database)
                     measured.cpu_baseline = cpu_seconds(proc.pid)
+                    if traces is not None:
+                        await trace_snapshot(proc.pid, traces, 0)
                 next_at = began + (len(measured.samples)) * SAMPLE_EVERY_S
                 await asyncio.sleep(max(0.0, next_at - time.monotonic()))
             if not measured.died:
                 measured.at_end = await snapshot(http, proc.pid, database)
                 measured.cpu_end = cpu_seconds(proc.pid)
+                if traces is not None:
+                    await trace_snapshot(proc.pid, traces, 1)
+                    await trace_census(proc.pid, traces)
             soak.stop.set()
             await soak.close_all()
             _, late = await asyncio.wait(work, timeout=30)
@@ -612,6 +632,118 @@ async def run(args: argparse.Namespace, database: str, log: Path) -> tuple[Soak,
     finally:
         stop_process(proc)
     return soak, measured
+
+
+# ----- --trace-memory -------------------------------------------------------------------------------------
+
+
+def trace_directory(tmp: Path, env: dict[str, str], frames: int) -> Path:
+    """Set ``env`` up so that the server traces its memory (``benchmarks/trace_site.py`` as its
+    ``sitecustomize``, first on its ``PYTHONPATH``); returns the directory its snapshots go to."""
+    site, out = tmp / "trace-site", tmp / "traces"
+    site.mkdir()
+    out.mkdir()
+    shutil.copyfile(ROOT / "benchmarks" / "trace_site.py", site / "sitecustomize.py")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), env.get("PYTHONPATH", "")) if p)
+    env["SOAK_TRACE_DIR"] = str(out)
+    env["SOAK_TRACE_FRAMES"] = str(frames)
+    return out
+
+
+async def trace_snapshot(pid: int, traces: Path, number: int) -> None:
+    """Ask the server for snapshot ``number`` (SIGUSR1) and wait until it is written."""
+    await signal_and_wait(pid, signal.SIGUSR1, traces / f"figures-{number}.json")
+
+
+async def trace_census(pid: int, traces: Path) -> None:
+    """Ask the server for its census of the cyclic garbage (SIGUSR2; it frees it) and wait for it."""
+    await signal_and_wait(pid, signal.SIGUSR2, traces / "census.json")
+
+
+async def signal_and_wait(pid: int, signum: int, written: Path) -> None:
+    os.kill(pid, signum)
+    deadline = time.monotonic() + TRACE_WAIT_S
+    while not written.exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no {written.name} from the server within {TRACE_WAIT_S:.0f} s")
+        await asyncio.sleep(0.2)
+
+
+def trace_report(traces: Path) -> list[str]:
+    """The growth from the baseline's snapshot to the end's: by line, by traceback, objects by type, and the
+    heaps tracemalloc does not see."""
+    paths = [traces / f"snapshot-{n}.pickle" for n in (0, 1)]
+    if not all(p.exists() for p in paths):
+        return ["--trace-memory: no snapshots (the server died, or the run ended before the baseline)"]
+    ignore = [
+        tracemalloc.Filter(False, tracemalloc.__file__),
+        tracemalloc.Filter(False, "<frozen importlib._bootstrap>"),
+        tracemalloc.Filter(False, "<frozen importlib._bootstrap_external>"),
+        tracemalloc.Filter(False, "<unknown>"),
+    ]
+    first, last = (tracemalloc.Snapshot.load(str(p)).filter_traces(ignore) for p in paths)
+    figures = [json.loads((traces / f"figures-{n}.json").read_text()) for n in (0, 1)]
+    lines = ["--trace-memory: the server's memory at the baseline -> at the end (KiB)"]
+    for key in (
+        "traced",
+        "frozen_objects",
+        "tracemalloc_overhead",
+        "sqlite_memory_used",
+        "sqlite_memory_highwater",
+        "malloc_arena",
+        "malloc_in_use",
+        "malloc_free",
+        "malloc_mmapped",
+    ):
+        if key in figures[0] and key in figures[1]:
+            unit = 1 if key == "frozen_objects" else 1024  # a count; the others in KiB
+            a, b = figures[0][key] / unit, figures[1][key] / unit
+            lines.append(f"  {key:28} {a:10.0f} -> {b:10.0f}  ({b - a:+.0f})")
+    for key_type in ("lineno", "traceback"):
+        stats = last.compare_to(first, key_type)
+        total = sum(s.size_diff for s in stats) / 1024
+        lines.append(f"top {TRACE_TOP} growth by {key_type} (all traced: {total:+.0f} KiB):")
+        for stat in stats[:TRACE_TOP]:
+            frames = list(reversed(stat.traceback))  # the most recent (the allocation) first
+            where = f"{frames[0].filename.removeprefix(str(ROOT) + '/')}:{frames[0].lineno}"
+            lines.append(
+                f"  {stat.size_diff / 1024:+9.1f} KiB  {stat.size / 1024:9.1f} KiB now  "
+                f"{stat.count_diff:+7d} blocks  {where}"
+            )
+            if key_type == "traceback":  # the project's own frames, innermost first
+                ours = [f for f in frames if str(ROOT) in f.filename and "/.venv/" not in f.filename]
+                for frame in ours[:6]:
+                    lines.append(f"        {frame.filename.removeprefix(str(ROOT) + '/')}:{frame.lineno}")
+    caches = [f.get("caches", {}) for f in figures]
+    if caches[1]:
+        lines.append("the app's lru caches (bounded by design), entries at baseline -> end / most:")
+        for name, (size, most) in sorted(caches[1].items()):
+            lines.append(f"  {name:48} {caches[0].get(name, [0])[0]:6d} -> {size:6d} / {most}")
+    counts = [f.get("objects", {}) for f in figures]
+    grown = sorted(((counts[1].get(k, 0) - counts[0].get(k, 0), k) for k in counts[1]), reverse=True)
+    lines.append(f"live objects whose count grew most (of the {len(counts[1])} commonest types):")
+    for diff, name in grown[:TRACE_TOP]:
+        lines.append(f"  {diff:+8d}  {name} ({counts[0].get(name, 0)} -> {counts[1][name]})")
+    return lines + census_report(traces / "census.json")
+
+
+def census_report(path: Path) -> list[str]:
+    """The server's census at the end: the cyclic garbage its collector had kept (frozen), and what it is."""
+    if not path.exists():
+        return ["no census of the cyclic garbage"]
+    census = json.loads(path.read_text())
+    freed = (census["traced_before"] - census["traced_after"]) / 1024
+    lines = [
+        f"cyclic garbage at the end (a full collection, frozen objects included): "
+        f"{census['freed_objects']} objects freed of {census['frozen_before']} frozen; "
+        f"traced memory freed: {freed:.0f} KiB; by what (count):",
+    ]
+    for what, count in list(census["by_detail"].items())[:25]:
+        lines.append(f"    {count:8d}  {what}")
+    lines.append("what each cache held at the end (entries; KiB traced, freed by emptying it):")
+    for name, (entries, size) in sorted(census.get("caches_held", {}).items(), key=lambda kv: -kv[1][1]):
+        lines.append(f"  {name:48} {entries:7d}  {size / 1024:9.1f} KiB")
+    return lines
 
 
 def windows(args: argparse.Namespace) -> tuple[float, float]:
@@ -716,6 +848,12 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--postgres", action="store_true", help="a fresh database at TEST_POSTGRES_URL")
+    parser.add_argument(
+        "--trace-memory",
+        action="store_true",
+        help="tracemalloc snapshots of the server at the baseline and the end, and their difference",
+    )
+    parser.add_argument("--trace-frames", type=int, default=25, help="frames kept per traced allocation")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="soak-") as tmp:
         log = Path(tmp) / "server.log"
@@ -732,6 +870,8 @@ def main() -> None:
             if args.postgres:
                 asyncio.run(drop_database(base_url, database))
         code = report(args, soak, measured, database, log)
+        if args.trace_memory:
+            print("\n".join(trace_report(Path(tmp) / "traces")))
     sys.exit(code)
 
 

@@ -27,10 +27,20 @@ is fed one frame at a time, and only while the messages waiting for the app hold
 the app has taken what was queued. A message is inflated only up to uvicorn's ``ws_max_size``
 (``WS_MAX_MESSAGE_BYTES``: websockets passes it to zlib as ``max_length``, so a bomb is never inflated
 whole); a longer one closes the socket with 1009.
+
+**Nothing left for the cycle collector.** websockets' sans-I/O protocol keeps its frame parser as a
+generator (``parse``, then ``discard``) that never finishes, and whose frame holds the protocol: a reference
+cycle, and the protocol holds the socket's compressor. The server's collector freezes whatever survives one
+of its runs (``app/runtime.py``), so a cycle that dies after that is freed only by the hourly deep clean:
+in the 30-minute soak every closed socket left its protocol behind (about 35 KiB, +50 MiB over 1,400
+reconnects). When the connection is lost the parser is closed and replaced by one that holds nothing
+(``release``), so reference counting frees each socket's protocol and compressor at once; the same for the
+protocol uvicorn makes first and this class replaces.
 """
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 from uvicorn._types import ASGIReceiveEvent
@@ -52,6 +62,20 @@ def deflate_factory() -> ServerPerMessageDeflateFactory:
         client_no_context_takeover=True,
         compress_settings={"memLevel": MEM_LEVEL},
     )
+
+
+def _stopped() -> Generator[None]:
+    """A parser that holds nothing and reads nothing: what a released protocol is left with (any data
+    still handed to it is ignored: the socket is gone)."""
+    while True:
+        yield
+
+
+def release(conn: ServerProtocol) -> None:
+    """Break the cycle between ``conn`` and its parser (a generator whose frame holds ``conn``), so that
+    ``conn`` and its compressor are freed by reference counting once nothing else holds them."""
+    conn.parser.close()
+    conn.parser = _stopped()
 
 
 def frame_size(data: bytes | bytearray) -> int | None:
@@ -78,14 +102,20 @@ class BoundedDeflateProtocol(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.config.ws_per_message_deflate:  # no socket has begun: its handshake has not been read yet
+            replaced = self.conn
             self.conn = ServerProtocol(
-                extensions=[deflate_factory()], max_size=self.config.ws_max_size, logger=self.conn.logger
+                extensions=[deflate_factory()], max_size=self.config.ws_max_size, logger=replaced.logger
             )
+            release(replaced)
         self.unread = bytearray()  # read from the socket, not yet given to the parser
         self.frame_left = 0  # bytes of the frame being parsed that the parser has not had yet
         self.queued_bytes = 0  # inflated bytes of the messages queued for the app
         self.dropping = False  # whether the frame being read is dropped (the app has closed the socket)
         self.dropped_bytes = 0
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        release(self.conn)  # the socket is gone: nothing is parsed any more
 
     def data_received(self, data: bytes) -> None:
         self.unread += data

@@ -8,9 +8,10 @@ replays exactly from ``(seed, options, players, actions)``.
 from __future__ import annotations
 
 import random
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Literal
 
 from .cards import Card, as_card, hand_order, make_shoe, rank_name
@@ -75,9 +76,10 @@ def action_from_dict(data: dict[str, Any]) -> Action:
     raise IllegalAction(f"an action's type is 'draw', 'discard' or 'go_out', got {kind!r}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class RoundResult:
-    """One finished round: every hand as it ended, arranged for the least penalty."""
+    """One finished round: every hand as it ended, arranged for the least penalty. (Weakly referable: what
+    is cached of it lasts only as long as it does.)"""
 
     round: int
     dealer: int
@@ -245,19 +247,27 @@ class GameState:
         )
 
 
-_RESULT_DICTS: dict[int, tuple[RoundResult, dict[str, Any]]] = {}
+# id of a round's result -> (a weak reference to it, its dict). An entry lasts as long as its result: while a
+# state of its game is held (a loaded room's table), not after (a finished game's rounds leave with it).
+_RESULT_DICTS: dict[int, tuple[weakref.ref[RoundResult], dict[str, Any]]] = {}
 
 
 def _result_dict(result: RoundResult) -> dict[str, Any]:
     """A finished round never changes and every later state of its game holds it, so its dict is built
     once, not on every move's snapshot (shared between snapshots: what ``to_dict`` returns is read-only)."""
-    cached = _RESULT_DICTS.get(id(result))
-    if cached is None or cached[0] is not result:
-        if len(_RESULT_DICTS) > 4096:
-            _RESULT_DICTS.clear()
-        cached = (result, result.to_dict())
-        _RESULT_DICTS[id(result)] = cached
+    key = id(result)
+    cached = _RESULT_DICTS.get(key)
+    if cached is None or cached[0]() is not result:
+        cached = (weakref.ref(result, partial(_forget_result, key)), result.to_dict())
+        _RESULT_DICTS[key] = cached
     return cached[1]
+
+
+def _forget_result(key: int, gone: weakref.ref[RoundResult]) -> None:
+    """A round's result was freed: its dict goes too (unless the id already holds another result's)."""
+    entry = _RESULT_DICTS.get(key)
+    if entry is not None and entry[0] is gone:
+        del _RESULT_DICTS[key]
 
 
 def _sorted_hand(cards: Iterable[Card]) -> tuple[Card, ...]:

@@ -13,9 +13,10 @@ protocol declares them as the game view of its messages, and ``dataclasses.asdic
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Literal
 
 from .cards import Card, rank_name
@@ -179,31 +180,48 @@ def _arrangement(hand: tuple[Card, ...], wild: int, options: Options) -> Arrange
 
 @dataclass(frozen=True, slots=True)
 class _Finished:
-    """What the finished rounds of a game show (the same for every seat, and for every move of a round)."""
+    """What the finished rounds of a game show (the same for every seat, and for every move of a round).
+    It holds its rounds' results only weakly, so it lasts as long as they do."""
 
-    results: tuple[RoundResult, ...]
+    results: tuple[weakref.ref[RoundResult], ...]
     lines: list[RoundLine]
     last: RoundReveal | None
     scores: list[list[int]]
     totals: list[int]
 
+    def of(self, results: tuple[RoundResult, ...]) -> bool:
+        """Whether these are the rounds it was built from."""
+        return len(self.results) == len(results) and all(
+            ref() is result for ref, result in zip(self.results, results, strict=True)
+        )
 
-_RESULTS_CACHE: dict[tuple[int, int], _Finished] = {}
+
+# (id of the last round's result, rounds, players) -> what they show. An entry lasts as long as the last
+# round's result does (while a state of its game is held); every game's first round shares one entry.
+_RESULTS_CACHE: dict[tuple[int, int, int], _Finished] = {}
 
 
 def _finished(state: GameState) -> _Finished:
     """Successive states share one results tuple, so this is built once per round (keyed with the player
     count too: every game's first round shares the one empty tuple)."""
     results = state.results
-    key = (id(results), state.players)
+    key = (id(results[-1]) if results else 0, len(results), state.players)
     cached = _RESULTS_CACHE.get(key)
-    if cached is None or cached.results is not results:
-        if len(_RESULTS_CACHE) > 512:
-            _RESULTS_CACHE.clear()
+    if cached is None or not cached.of(results):
+        refs = tuple(weakref.ref(r) for r in results[:-1])
+        if results:
+            refs += (weakref.ref(results[-1], partial(_forget_finished, key)),)
         last = RoundReveal.of(results[-1]) if results else None
-        cached = _Finished(results, [round_line(r) for r in results], last, state.scores(), state.totals())
+        cached = _Finished(refs, [round_line(r) for r in results], last, state.scores(), state.totals())
         _RESULTS_CACHE[key] = cached
     return cached
+
+
+def _forget_finished(key: tuple[int, int, int], gone: weakref.ref[RoundResult]) -> None:
+    """The last round's result of an entry was freed: the entry goes (unless the key holds another's)."""
+    entry = _RESULTS_CACHE.get(key)
+    if entry is not None and entry.results and entry.results[-1] is gone:
+        del _RESULTS_CACHE[key]
 
 
 def _tallies(state: GameState) -> tuple[list[list[int]], list[int]]:
