@@ -194,7 +194,8 @@ def test_after_a_restart_announcement_the_page_tries_again_every_second_not_back
         f"the page came back {opened[-1] - announced:.1f} s after the announcement"
     )
     gaps = [b - a for a, b in zip(opened[1:], opened[2:], strict=False)]
-    assert all(0.45 <= gap <= 1.3 for gap in gaps), gaps  # every 0.5-1 s, no back-off
+    # every 0.5-1 s, no back-off (which would wait 2 s, then 4 s); 1.6 s leaves room for a loaded machine
+    assert all(0.45 <= gap <= 1.6 for gap in gaps), gaps
     assert page.locator("[data-testid=table]").is_visible()
 
 

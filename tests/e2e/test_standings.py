@@ -327,10 +327,12 @@ def test_the_practice_switch_is_shown_to_everyone_and_leaves_the_seat_out_of_the
 ) -> None:
     server = standings_server
     names = {"en": ("Nima", "Parisa"), "fa": ("نیما", "پریسا")}[lang]
-    host = new_page(390, 844, lang)
+    # Two people at two homes: a practice seat from the guest's own address would leave the guest's game out
+    # of the public records (it could be their own, playing to lose).
+    host = new_page(390, 844, lang, extra_http_headers={"X-Forwarded-For": home(names[0])})
     code = open_lobby(host, server, names[0], seats=3, bot=True)
     assert host.locator("[data-testid=lobby] [data-testid=standings-link]").is_visible()
-    guest = new_page(1280, 900, lang)
+    guest = new_page(1280, 900, lang, extra_http_headers={"X-Forwarded-For": home(names[1])})
     guest.goto(f"{server}/r/{code}")
     guest.fill("[data-testid=join-name]", names[1])
     guest.click("[data-testid=join-seat]")
