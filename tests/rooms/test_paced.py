@@ -26,22 +26,16 @@ from tests.conftest import at_head
 from tests.reads import list_actions
 
 from .fakes import FakeSocket, ManualClock
-from .test_timers import play_turn, settle
+from .test_timers import play_turn, settle, two_people
 
 HOUR = 3600.0
 
 
 async def paced_pair(manager: RoomManager, hours: int = 8) -> tuple[Room, list[FakeSocket], list[str]]:
     """Host and Guest at a table played at ``hours`` a turn, both connected, game started."""
-    room, host_token = await manager.create(name="Host", seat_count=2, bots=[], options={"pace": hours})
-    seat, guest_token = await room.join("Guest")
-    assert seat == 1 and guest_token is not None
-    sockets = [FakeSocket(room), FakeSocket(room)]
-    for sock, token in zip(sockets, [host_token, guest_token], strict=True):
-        await sock.say({"type": "hello", "token": token})
-    await sockets[0].say({"type": "start"})
+    room, sockets, tokens = await two_people(manager, pace=hours)
     assert room.table.game is not None
-    return room, sockets, [host_token, guest_token]
+    return room, sockets, tokens
 
 
 def stored(sqlite_url: str, code: str) -> dict[str, Any]:

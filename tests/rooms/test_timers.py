@@ -29,11 +29,11 @@ def iso(clock: ManualClock, seconds: float) -> str:
 
 
 async def two_people(
-    manager: RoomManager, *, timer: int = 0, seats: int = 2
+    manager: RoomManager, *, timer: int = 0, seats: int = 2, pace: str | int = "live"
 ) -> tuple[Room, list[FakeSocket], list[str]]:
-    """Host and Guest, both connected, game started."""
+    """Host and Guest, both connected, game started (``pace``: the table's, live by default)."""
     room, host_token = await manager.create(
-        name="Host", seat_count=seats, bots=[], options={"turn_timer": timer}
+        name="Host", seat_count=seats, bots=[], options={"turn_timer": timer, "pace": pace}
     )
     seat, guest_token = await room.join("Guest")
     assert seat == 1 and guest_token is not None
