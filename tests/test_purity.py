@@ -32,7 +32,8 @@ LAYERS: dict[str, Layer] = {
     "app.table": Layer(("app.engine",), ("icu",)),  # ICU's spoof checker: Unicode's confusables data
     "app.protocol": Layer(("app.engine", "app.table"), ("pydantic", "pydantic_core")),
     "app.store": Layer(
-        ("app.engine", "app.table", "app.config", "app.logs"), ("sqlalchemy", "alembic", "asyncpg", "orjson")
+        ("app.engine", "app.table", "app.config", "app.logs"),
+        ("sqlalchemy", "alembic", "asyncpg", "orjson", "openskill"),
     ),
     "app.rooms": Layer(
         ("app.engine", "app.table", "app.protocol", "app.store", "app.config", "app.metrics"),

@@ -1,5 +1,6 @@
-"""REST standings: a player's record on this server, the players' board, the best and worst finished games
-(hall of fame and of shame), and a table's standings across its games. Public on this server, limited per
+"""REST standings: a player's record on this server (with its rating and the rating's latest history), the
+players' board (by rating too), the best and worst finished games (hall of fame and of shame), and a table's
+standings across its games. Public on this server, limited per
 client address (``MAX_STANDINGS_PER_MINUTE``)."""
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
-from app.store.standings import MAX_OFFSET, GameOrder, PlayerOrder, Standings
+from app.store.rating import HISTORY, PROVISIONAL
+from app.store.standings import MAX_OFFSET, GameOrder, PlayerOrder, PlayerSummary, Standings
 from app.table import Refusal
 
 from .deps import ManagerDep, SettingsDep
@@ -38,6 +40,13 @@ Offset = Annotated[
     int, Query(ge=0, le=MAX_OFFSET, description="rows to skip (boards show their first 10,000)")
 ]
 
+RATING_EXAMPLE: dict[str, Any] = {
+    "ordinal": 14.27,
+    "mu": 27.9,
+    "sigma": 4.54,
+    "games": 9,
+    "provisional": False,
+}
 SUMMARY_EXAMPLE: dict[str, Any] = {
     "name": "Sara",
     "games": 12,
@@ -49,7 +58,35 @@ SUMMARY_EXAMPLE: dict[str, Any] = {
     "rounds_out_first": 17,
     "perfect_games": 0,
     "last_played": "2026-12-01T21:40:12Z",
+    "rating": RATING_EXAMPLE,
 }
+
+
+class RatingPublic(BaseModel):
+    """A name's rating: openskill's Plackett-Luce estimate of its skill from the rated games (a counted
+    finished game with at least one other counted person in it), by place among them (lower total better)."""
+
+    ordinal: float = Field(
+        description="mu - 3 sigma: the conservative figure shown and ranked by (a new name starts at 0)"
+    )
+    mu: float = Field(description="the estimated skill (a new name starts at 25)")
+    sigma: float = Field(
+        description="the estimate's uncertainty (a new name starts at 25/3; narrows with games)"
+    )
+    games: int = Field(description="the rated games")
+    provisional: bool = Field(description=f"fewer than {PROVISIONAL} rated games")
+
+    model_config = {"json_schema_extra": {"examples": [RATING_EXAMPLE]}}
+
+
+class RatingPointPublic(BaseModel):
+    """The rating after one rated game."""
+
+    game: str = Field(description="the game's public id")
+    finished_at: datetime
+    ordinal: float
+    mu: float
+    sigma: float
 
 
 class PlayerSummaryPublic(BaseModel):
@@ -68,6 +105,10 @@ class PlayerSummaryPublic(BaseModel):
     rounds_out_first: int = Field(description="rounds in which this player went out first")
     perfect_games: int = Field(description="games in which this player went out first in every round")
     last_played: datetime
+    rating: RatingPublic | None = Field(
+        description="null until a game against another counted person rates the name (always null in a"
+        " table's own standings)"
+    )
 
     model_config = {"json_schema_extra": {"examples": [SUMMARY_EXAMPLE]}}
 
@@ -96,6 +137,9 @@ class PlayerStandingPublic(PlayerSummaryPublic):
     best: GameMarkPublic
     worst: GameMarkPublic
     recent: list[RecentGamePublic] = Field(description="the latest counted games, newest first (at most 20)")
+    rating_history: list[RatingPointPublic] = Field(
+        description=f"the rating after each of the latest rated games, newest first (at most {HISTORY})"
+    )
 
     model_config = {
         "json_schema_extra": {
@@ -115,6 +159,15 @@ class PlayerStandingPublic(PlayerSummaryPublic):
                             "win": 0.5,
                             "rounds_out_first": 2,
                             "perfect": False,
+                        }
+                    ],
+                    "rating_history": [
+                        {
+                            "game": "w7y2hb5jk9mn",
+                            "finished_at": "2026-12-01T21:40:12Z",
+                            "ordinal": 14.27,
+                            "mu": 27.9,
+                            "sigma": 4.54,
                         }
                     ],
                 }
@@ -163,8 +216,13 @@ class GameBoard(BaseModel):
     offset: int
 
 
+def _summary(summary: PlayerSummary) -> dict[str, Any]:
+    return {**vars_of(summary), "rating": vars_of(summary.rating) if summary.rating else None}
+
+
 def _page(items: list[Any], total: int, limit: int, offset: int) -> dict[str, Any]:
-    return {"items": [vars_of(i) for i in items], "total": total, "limit": limit, "offset": offset}
+    rows = [_summary(i) if isinstance(i, PlayerSummary) else vars_of(i) for i in items]
+    return {"items": rows, "total": total, "limit": limit, "offset": offset}
 
 
 @router.get("/players/{name:path}", response_model=PlayerStandingPublic, responses=NOT_FOUND)
@@ -176,25 +234,28 @@ async def player(name: PlayerName, standings: StandingsDep) -> dict[str, Any]:
     if record is None:
         raise Refusal("player_not_found", "no finished game counts for this name on this server")
     return {
-        **vars_of(record.summary),
+        **_summary(record.summary),
         "first_played": record.first_played,
         "best": vars_of(record.best),
         "worst": vars_of(record.worst),
         "recent": [vars_of(g) for g in record.recent],
+        "rating_history": [vars_of(p) for p in record.rating_history],
     }
 
 
 @router.get("/leaderboard", response_model=PlayerBoard)
 async def leaderboard(
     standings: StandingsDep,
-    by: Annotated[PlayerOrder, Query(description="wins, win_rate, games: most first; average: lowest")] = (
-        PlayerOrder.WINS
-    ),
+    by: Annotated[
+        PlayerOrder,
+        Query(description="wins, win_rate, games, rating: most first (rating: rated names); average: lowest"),
+    ] = PlayerOrder.WINS,
     min_games: Annotated[int, Query(ge=1, le=10_000, description="only players with this many games")] = 1,
     limit: Limit = 20,
     offset: Offset = 0,
 ) -> dict[str, Any]:
-    """Every player on this server with at least ``min_games`` counted finished games, best first."""
+    """Every player on this server with at least ``min_games`` counted finished games, best first; by
+    ``rating``: the names a game has rated, the highest rating (ordinal) first."""
     page = await standings.players(by, min_games=min_games, limit=limit, offset=offset)
     return _page(page.items, page.total, limit, offset)
 

@@ -1,5 +1,5 @@
 """SQLAlchemy 2 table models: rooms, seats, games, the ordered action log, per-round scores, a table's
-recent chat, and Web Push (the server's key, the seats' subscriptions)."""
+recent chat, the standings and ratings, and Web Push (the server's key, the seats' subscriptions)."""
 
 from __future__ import annotations
 
@@ -256,6 +256,7 @@ class PlayerStandingRow(Base):
         Index("ix_player_standings_win_rate", "win_rate"),
         Index("ix_player_standings_average_total", "average_total"),
         Index("ix_player_standings_games", "games"),
+        Index("ix_player_standings_rating", "rating"),
     )
 
     skeleton: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -273,6 +274,26 @@ class PlayerStandingRow(Base):
     perfect_games: Mapped[int] = mapped_column(Integer)
     first_played: Mapped[datetime] = mapped_column(UTCDateTime())
     last_played: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The name's rating (``app.store.rating``), None until a game against another counted person rates it:
+    # ``rating`` is the ordinal (mu - 3 sigma) the board ranks by.
+    rating: Mapped[float | None] = mapped_column(Float, nullable=True)
+    rating_mu: Mapped[float | None] = mapped_column(Float, nullable=True)
+    rating_sigma: Mapped[float | None] = mapped_column(Float, nullable=True)
+    rated_games: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+
+
+class RatingHistoryRow(Base):
+    """A name's rating after one rated game (its record's chart), written with the game's end."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (Index("ix_rating_history_skeleton", "skeleton", "finished_at", "game_id"),)
+
+    skeleton: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    finished_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rating: Mapped[float] = mapped_column(Float)  # the ordinal, mu - 3 sigma
 
 
 class ServerKeyRow(Base):

@@ -1,5 +1,6 @@
-"""Standings: a player's record on this server and the boards, read from the summary the finishing move
-writes (``standings_writes``) with indexed queries; nothing here replays or adds up games."""
+"""Standings: a player's record on this server (with its rating and the rating's latest history) and the
+boards, read from the summary the finishing move writes (``standings_writes``) with indexed queries; nothing
+here replays or adds up games."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from sqlalchemy import Integer, cast, func, or_, select, true
 from app.table.text import name_skeleton
 
 from .history import Page
-from .models import GamePlayerRow, GameRow, PlayerStandingRow
+from .models import GamePlayerRow, GameRow, PlayerStandingRow, RatingHistoryRow
+from .rating import HISTORY, PROVISIONAL
 from .store import Store
 
 RECENT = 20  # a player's record lists this many of their latest games
@@ -28,6 +30,7 @@ class PlayerOrder(enum.Enum):
     WIN_RATE = "win_rate"
     AVERAGE = "average"  # the lowest average total first
     GAMES = "games"
+    RATING = "rating"  # the highest rating (ordinal) first; rated names only
 
 
 class GameOrder(enum.Enum):
@@ -59,8 +62,32 @@ class RecentGame:
 
 
 @dataclass(frozen=True, slots=True)
+class RatingFigure:
+    """A name's rating: the ordinal shown and ranked by (mu - 3 sigma), its parts, and how many games made it
+    (fewer than ``PROVISIONAL``: provisional)."""
+
+    ordinal: float
+    mu: float
+    sigma: float
+    games: int
+    provisional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """A name's rating after one rated game."""
+
+    game: str
+    finished_at: datetime
+    ordinal: float
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerSummary:
-    """A name's figures (the boards' rows)."""
+    """A name's figures (the boards' rows); ``rating`` is None until a game rates the name (and on a table's
+    own standings, which have none)."""
 
     name: str
     games: int
@@ -72,6 +99,7 @@ class PlayerSummary:
     rounds_out_first: int
     perfect_games: int
     last_played: datetime
+    rating: RatingFigure | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +111,7 @@ class PlayerStanding:
     best: GameMark
     worst: GameMark
     recent: list[RecentGame]
+    rating_history: list[RatingPoint]  # the latest ``HISTORY`` rated games, newest first
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +126,19 @@ class GameStanding:
     finished_at: datetime
 
 
-def _summary(row: Any) -> PlayerSummary:
+def _rating(row: PlayerStandingRow) -> RatingFigure | None:
+    if row.rating is None or row.rating_mu is None or row.rating_sigma is None:
+        return None
+    return RatingFigure(
+        round(row.rating, 2),
+        round(row.rating_mu, 2),
+        round(row.rating_sigma, 2),
+        row.rated_games,
+        row.rated_games < PROVISIONAL,
+    )
+
+
+def _summary(row: Any, rating: RatingFigure | None = None) -> PlayerSummary:
     return PlayerSummary(
         row.name,
         row.games,
@@ -109,6 +150,7 @@ def _summary(row: Any) -> PlayerSummary:
         row.rounds_out_first,
         row.perfect_games,
         row.last_played,
+        rating,
     )
 
 
@@ -117,6 +159,7 @@ _PLAYER_ORDER = {
     PlayerOrder.WIN_RATE: (PlayerStandingRow.win_rate.desc(), PlayerStandingRow.games.desc()),
     PlayerOrder.AVERAGE: (PlayerStandingRow.average_total, PlayerStandingRow.games.desc()),
     PlayerOrder.GAMES: (PlayerStandingRow.games.desc(), PlayerStandingRow.wins.desc()),
+    PlayerOrder.RATING: (PlayerStandingRow.rating.desc(), PlayerStandingRow.rated_games.desc()),
 }
 
 # A seat that counts, as the partial indexes on game_players say it (the same expression, so they are used).
@@ -174,10 +217,25 @@ class Standings:
                     .limit(RECENT)
                 )
             ).all()
+            history = (
+                await session.execute(
+                    select(
+                        GameRow.public_id,
+                        RatingHistoryRow.finished_at,
+                        RatingHistoryRow.rating,
+                        RatingHistoryRow.mu,
+                        RatingHistoryRow.sigma,
+                    )
+                    .join(GameRow, GameRow.id == RatingHistoryRow.game_id)
+                    .where(RatingHistoryRow.skeleton == skeleton)
+                    .order_by(RatingHistoryRow.finished_at.desc(), RatingHistoryRow.game_id.desc())
+                    .limit(HISTORY)
+                )
+            ).all()
         best, worst = marks[row.best_game_id], marks[row.worst_game_id]
         assert best[1] is not None and worst[1] is not None  # a counted game is a finished one
         return PlayerStanding(
-            _summary(row),
+            _summary(row, _rating(row)),
             row.first_played,
             GameMark(row.best_total, best[0], best[1]),
             GameMark(row.worst_total, worst[0], worst[1]),
@@ -185,13 +243,20 @@ class Standings:
                 RecentGame(game, at, total, place, players, round(float(win), 4), outs, bool(perfect))
                 for game, at, total, place, players, win, outs, perfect in recent
             ],
+            [
+                RatingPoint(game, at, round(ordinal, 2), round(mu, 2), round(sigma, 2))
+                for game, at, ordinal, mu, sigma in history
+            ],
         )
 
     async def players(
         self, order: PlayerOrder, *, min_games: int, limit: int, offset: int
     ) -> Page[PlayerSummary]:
-        """The players' board: every name with at least ``min_games`` counted games, best first."""
+        """The players' board: every name with at least ``min_games`` counted games, best first (by rating:
+        the rated names only). The one query of every order, so a filter (claimed names) joins here."""
         where = PlayerStandingRow.games >= min_games
+        if order is PlayerOrder.RATING:
+            where = where & PlayerStandingRow.rating.is_not(None)
         async with self.sessions() as session:
             total = await session.scalar(select(func.count()).select_from(PlayerStandingRow).where(where))
             rows = (
@@ -203,7 +268,7 @@ class Standings:
                     .offset(offset)
                 )
             ).all()
-        return Page([_summary(r) for r in rows], int(total or 0))
+        return Page([_summary(r, _rating(r)) for r in rows], int(total or 0))
 
     async def games(self, order: GameOrder, *, limit: int, offset: int) -> Page[GameStanding]:
         """The finished games' board: each counted seat's final total, the lowest (or highest) first. Its

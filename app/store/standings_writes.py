@@ -5,6 +5,10 @@ A seat counts in its player's standings when it was a person's (not a bot's, not
 for practice) and one name held it all game (a seat handed to a bot for a while keeps its player's name and
 still counts for them; a seat someone else took over does not count for either). Records are keyed by the
 name's skeleton (``app.table.text.name_skeleton``), so look-alike names share one.
+
+The same transaction rates the game (``app.store.rating``): the counted seats, when there are two or more,
+each move their name's rating by how they finished among each other, and each such name gets a line of its
+rating history. A game of one counted person (against bots, or people who do not count) rates nobody.
 """
 
 from __future__ import annotations
@@ -12,17 +16,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Float, Table, bindparam, case, cast, select, update
+from sqlalchemy import Float, Table, bindparam, case, cast, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.table import FinalTotal, RecordMove
 
-from .models import GamePlayerRow, PlayerStandingRow, RoundScoreRow
+from .models import GamePlayerRow, PlayerStandingRow, RatingHistoryRow, RoundScoreRow
+from .rating import NEW, Rating, rate_game
 
 PLAYERS: Table = GamePlayerRow.__table__  # type: ignore[assignment]
 SCORES: Table = RoundScoreRow.__table__  # type: ignore[assignment]
 STANDINGS: Table = PlayerStandingRow.__table__  # type: ignore[assignment]
+HISTORY: Table = RatingHistoryRow.__table__  # type: ignore[assignment]
 
 _SEATS = select(
     PLAYERS.c.seat,
@@ -82,6 +88,22 @@ def _upsert(dialect: str) -> Any:
 
 
 _UPSERTS = {dialect: _upsert(dialect) for dialect in ("sqlite", "postgresql")}
+
+_RATINGS = (
+    select(STANDINGS.c.skeleton, STANDINGS.c.rating_mu, STANDINGS.c.rating_sigma)
+    .where(STANDINGS.c.skeleton.in_(bindparam("b_skeletons", expanding=True)))
+    .order_by(STANDINGS.c.skeleton)
+)
+_SET_RATING = (
+    update(STANDINGS)
+    .where(STANDINGS.c.skeleton == bindparam("b_skeleton"))
+    .values(
+        rating=bindparam("rating"),
+        rating_mu=bindparam("mu"),
+        rating_sigma=bindparam("sigma"),
+        rated_games=STANDINGS.c.rated_games + 1,
+    )
+)
 
 
 def person_seats(seats: list[Any], names: list[Any]) -> dict[int, tuple[str, str | None]]:
@@ -146,6 +168,44 @@ async def record_game_end(conn: AsyncConnection, move: RecordMove, now: datetime
     # One player's row at a time, in one order: two games ending at once never wait on each other in a cycle.
     for record in sorted(records, key=lambda r: str(r["skeleton"])):
         await conn.execute(_UPSERTS[conn.dialect.name], record)
+    totals = {counted[final.seat]: final.total for final in move.final_totals if final.seat in counted}
+    if len(totals) >= 2:
+        await _rate(conn, totals, move.game_id, now)
+
+
+async def _rate(conn: AsyncConnection, totals: dict[str, int], game_id: int, now: datetime) -> None:
+    """Move the ratings of the game's counted names (skeleton -> final total) and add a history line each.
+
+    A read-modify-write: the upserts above hold each record's row lock (taken in skeleton order) until the
+    commit, so a game that ends at the same moment for a shared player waits, then reads this game's rating;
+    ``FOR UPDATE`` says so on PostgreSQL (SQLite runs one writer at a time)."""
+    query = _RATINGS.with_for_update() if conn.dialect.name == "postgresql" else _RATINGS
+    before = {
+        skeleton: Rating(mu, sigma) if mu is not None and sigma is not None else NEW
+        for skeleton, mu, sigma in (await conn.execute(query, {"b_skeletons": sorted(totals)})).all()
+    }
+    skeletons = sorted(totals)
+    after = rate_game([(before[skeleton], totals[skeleton]) for skeleton in skeletons])
+    rated = [
+        {"b_skeleton": skeleton, "rating": rating.ordinal, "mu": rating.mu, "sigma": rating.sigma}
+        for skeleton, rating in zip(skeletons, after, strict=True)
+    ]
+    for row in rated:
+        await conn.execute(_SET_RATING, row)
+    await conn.execute(
+        insert(HISTORY),
+        [
+            {
+                "skeleton": row["b_skeleton"],
+                "game_id": game_id,
+                "finished_at": now,
+                "mu": row["mu"],
+                "sigma": row["sigma"],
+                "rating": row["rating"],
+            }
+            for row in rated
+        ],
+    )
 
 
 def _outcome(final: FinalTotal, counted: bool, now: datetime) -> dict[str, object]:

@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from openskill.models import PlackettLuce
 
 from .test_history import get, quick_move
 from .wsclient import Client, create_room, join_room
@@ -162,7 +163,34 @@ async def test_records_and_boards_agree_with_every_finished_game(server: str) ->
     assert [r["total"] for r in fame["items"]] == every
     assert [r["total"] for r in shame["items"]] == every[::-1]
 
+    # Ratings: only the first game had two counted people (the second, Omid's practice, and the third,
+    # against a bot, had one); openskill's Plackett-Luce on their two totals is what REST says.
+    totals = {p["name"]: games[0]["totals"][p["seat"]] for p in games[0]["players"] if not p["bot"]}
+    rated = PlackettLuce().rate(
+        [[PlackettLuce().rating()], [PlackettLuce().rating()]],
+        ranks=[1 + (totals["Sara"] > totals["Omid"]), 1 + (totals["Omid"] > totals["Sara"])],
+    )
+    for person, [after] in zip(("Sara", "Omid"), rated, strict=True):
+        record = (await get(server, f"/api/players/{person}")).json()
+        assert record["rating"] == {
+            "ordinal": round(after.ordinal(), 2),
+            "mu": round(after.mu, 2),
+            "sigma": round(after.sigma, 2),
+            "games": 1,
+            "provisional": True,
+        }
+        assert [(p["game"], p["ordinal"]) for p in record["rating_history"]] == [
+            (first, round(after.ordinal(), 2))
+        ]
+    by_rating = (await get(server, "/api/leaderboard", by="rating")).json()
+    ordinals = {p: round(a.ordinal(), 2) for p, [a] in zip(("Sara", "Omid"), rated, strict=True)}
+    assert [r["name"] for r in by_rating["items"]] == sorted(
+        ordinals, key=lambda p: (-ordinals[p], p != "Omid")
+    )
+    assert [r["rating"]["ordinal"] for r in by_rating["items"]] == sorted(ordinals.values(), reverse=True)
+
     series = (await get(server, f"/api/rooms/{table_a['code']}/leaderboard")).json()
+    assert all(r["rating"] is None for r in series["items"])  # a table's own series has no rating
     counted_a = expected_records(games[:2], {(second, omid_index)})
     assert {r["name"]: r["games"] for r in series["items"]} == {
         name: len([i for i in want["ids"] if i in (first, second)]) for name, want in counted_a.items()
