@@ -249,7 +249,7 @@ def test_boards_and_a_players_record_show_the_servers_figures(
     # The chart: the recent totals, oldest first, one point each.
     recent = record["recent"]
     chart = page.locator("[data-testid=chart-svg]")
-    assert chart.get_attribute("data-totals") == ",".join(str(g["total"]) for g in reversed(recent))
+    assert chart.get_attribute("data-values") == ",".join(str(g["total"]) for g in reversed(recent))
     assert chart.locator("circle").count() == len(recent)
     points = chart.locator("circle").evaluate_all("els => els.map(e => Number(e.getAttribute('cx')))")
     # Time runs with the reading: left to right in English, right to left in Persian.
@@ -400,3 +400,81 @@ async def play_until_all_over(server: str, code: str, tokens: list[str]) -> bool
     for client in clients:
         await client.close()
     return True
+
+
+RATING_SIZES = {"phone": (375, 812), "laptop": (1280, 900)}
+
+
+def shown_signed(value: float, lang: str) -> str:
+    """A rating as the page writes it: one decimal, rounded half away from zero from the number's shortest
+    decimal form (as Chromium's Intl.NumberFormat does: 4.85 -> 4.9), Intl's minus (en "-"; fa "\u200e\u2212",
+    a left-to-right mark and the minus sign) before a negative one's digits."""
+    exact = Decimal(repr(abs(value))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    digits = f"{exact:f}".rstrip("0").rstrip(".")
+    if lang == "fa":
+        digits = digits.translate(PERSIAN)
+    if value >= 0 or exact == 0:
+        return digits
+    return ("-" if lang == "en" else "\u200e\u2212") + digits
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+@pytest.mark.parametrize("size", list(RATING_SIZES))
+def test_the_rating_on_a_record_and_the_board_by_rating(
+    new_page: Any, standings_server: str, seeded: list[dict[str, Any]], lang: str, size: str
+) -> None:
+    """Sara's games against people (two with Omid, one with Omid and Leila) rated her; her game against a bot
+    did not, and Kian (bots only) has no rating: the record shows the server's rating, provisional (under 5
+    rated games), with its line over the rated games; the board by rating lists the rated names, highest
+    first; axe finds nothing serious on either."""
+    from .test_a11y import assert_accessible
+
+    server = standings_server
+    page = new_page(*RATING_SIZES[size], lang, reduced_motion="reduce")
+    record = rest(server, "/api/players/Sara")
+    rating = record["rating"]
+    assert rating["games"] == 3 and rating["provisional"] and record["games"] == 4
+    page.goto(f"{server}/standings/Sara")
+    page.wait_for_selector("[data-testid=rating-chart]")
+    assert page.locator("[data-testid=rating-value]").inner_text() == shown_signed(rating["ordinal"], lang)
+    assert page.locator("[data-testid=rating-sigma]").inner_text() == "± " + shown_signed(
+        rating["sigma"], lang
+    )
+    assert page.locator("[data-testid=rating-provisional]").is_visible()
+    history = record["rating_history"]
+    assert len(history) == 3 and history[0]["ordinal"] == rating["ordinal"]
+    chart = page.locator("[data-testid=rating-chart-svg]")
+    assert chart.get_attribute("data-values") == ",".join(
+        str(int(p["ordinal"])) if p["ordinal"] == int(p["ordinal"]) else str(p["ordinal"])
+        for p in reversed(history)
+    )
+    assert chart.get_attribute("role") == "img"
+    label = chart.get_attribute("aria-label")
+    assert label and all(shown_signed(p["ordinal"], lang) in label for p in history)
+    points = chart.locator("circle").evaluate_all("els => els.map(e => Number(e.getAttribute('cx')))")
+    assert len(points) == 3 and points == sorted(points, reverse=(lang == "fa"))  # time runs with the reading
+    assert_accessible(page, "a record with its rating")
+    screenshot(page, f"standings-rating-player-{lang}-{size}.png", full_page=True)
+
+    page.goto(f"{server}/standings/Kian")  # six games, every one against a bot: not rated
+    page.wait_for_selector("[data-testid=rating-none]")
+    assert page.locator("[data-testid=rating-value]").count() == 0
+
+    page.goto(f"{server}/standings")
+    page.wait_for_selector("[data-testid=players-board]")
+    page.click("[data-testid=board-rating]")
+    page.wait_for_selector("[data-testid=standings][data-board=rating] [data-testid=rating-board]")
+    board = rest(server, "/api/leaderboard", by="rating", limit=10, offset=0)
+    assert board["total"] == 3  # Sara, Omid, Leila; not Kian
+    ordinals = [row["rating"]["ordinal"] for row in board["items"]]
+    assert ordinals == sorted(ordinals, reverse=True)
+    assert texts(page, "[data-testid=board-row] .player-link") == [row["name"] for row in board["items"]]
+    assert texts(page, "[data-testid=cell-rating]") == [
+        f"{shown_signed(row['rating']['ordinal'], lang)} ± {shown_signed(row['rating']['sigma'], lang)}"
+        for row in board["items"]
+    ]
+    assert texts(page, "[data-testid=cell-rated-games]") == [
+        shown(r["rating"]["games"], lang) for r in board["items"]
+    ]
+    assert_accessible(page, "the board by rating")
+    screenshot(page, f"standings-rating-board-{lang}-{size}.png", full_page=True)

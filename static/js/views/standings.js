@@ -1,6 +1,6 @@
-// The standings: this server's boards (most wins, best average, Hall of Fame and Hall of Shame, a page at a
-// time) at /standings, and one player's record at /standings/{name} (figures, best and worst game, a chart
-// of their recent totals, the recent games), every game linked to its replay. A function of the state: what it
+// The standings: this server's boards (most wins, best average, rating, Hall of Fame and Hall of Shame, a
+// page at a time) at /standings, and one player's record at /standings/{name} (figures, the rating and its
+// chart, best and worst game, a chart of their recent totals, the recent games), every game linked to its replay. A function of the state: what it
 // fetched and which board it shows are the page's part of it (``ctx.page``, changed by ``actions.setPage``), so
 // a render while a name is typed in the search (the board arriving, a language switch) leaves the field alone.
 import * as api from '../api.js';
@@ -19,6 +19,7 @@ export const PAGE_SIZE = 10;
 const BOARDS = {
   wins: { kind: 'players', by: 'wins', crowned: (row) => row.wins > 0 },
   average: { kind: 'players', by: 'average', crowned: () => true },
+  rating: { kind: 'players', by: 'rating', crowned: () => true },
   fame: { kind: 'games', order: 'best', crowned: () => true },
   shame: { kind: 'games', order: 'worst', crowned: () => false },
 };
@@ -94,6 +95,17 @@ function playersTable(board, data, actions) {
     class="wide-only">${percent(row.win_rate)}</td><td data-testid="cell-average">${decimal(row.average_total, 1)}</td></tr>`)}</tbody></table>`;
 }
 
+/** The board by rating: each rated name's rating (with its uncertainty) and rated games. */
+function ratingTable(board, data, actions) {
+  return html`<table class="score-sheet leaderboard standings-board" data-testid="rating-board"><thead><tr><th scope="col">#</th><th
+    scope="col" class="start">${t('col_player')}</th><th scope="col">${t('col_rating')}</th><th scope="col">${t('col_rated')
+    }</th></tr></thead><tbody>${data.items.map((row, i) => html`<tr class=${leader(board, data, i)} data-testid="board-row">${
+    rank(board, data, i)}<th scope="row" class="start">${playerLink(row.name, actions)}${row.rating.provisional ? html`<span
+    class="sub">${t('provisional')}</span>` : nothing}</th><td class="nowrap" data-testid="cell-rating"><span class="rating-cell">${
+    decimal(row.rating.ordinal, 1)}</span> <span class="rating-sigma">± ${decimal(row.rating.sigma, 1)}</span></td><td
+    data-testid="cell-rated-games">${num(row.rating.games)}</td></tr>`)}</tbody></table>`;
+}
+
 function gamesTable(board, data, actions) {
   return html`<table class="score-sheet leaderboard standings-board" data-testid="games-board"><thead><tr><th scope="col">#</th><th
     scope="col" class="start">${t('col_player')}</th><th scope="col">${t('col_total')}</th><th scope="col" class="wide-only">${
@@ -144,8 +156,10 @@ function boardsPage(ctx, actions) {
   else if (!view.data) body = html`<p class="loading" role="status">${t('loading')}</p>`;
   else if (!view.data.items.length) body = html`<p class="hint" data-testid="no-records">${t('no_records')}</p>`;
   else {
-    const table = BOARDS[view.board].kind === 'players'
-      ? playersTable(view.board, view.data, actions) : gamesTable(view.board, view.data, actions);
+    let table;
+    if (view.board === 'rating') table = ratingTable(view.board, view.data, actions);
+    else if (BOARDS[view.board].kind === 'players') table = playersTable(view.board, view.data, actions);
+    else table = gamesTable(view.board, view.data, actions);
     body = html`<div class="sheet-wrap">${table}</div>${pager(view.data, turnTo)}`;
   }
   return html`<div class="standings" data-testid="standings" data-board=${view.board} data-offset=${view.data?.offset ?? nothing}
@@ -170,31 +184,74 @@ function gameCard(kind, game, actions) {
 
 const CHART = { width: 320, height: 120, pad: 14, left: 30 };
 
-/** The totals of the recent games (oldest to newest), a line over a light grid; time runs with the reading. */
-export function totalsChart(recent, rtl) {
-  const games = [...recent].reverse();
-  if (games.length < 2) return nothing;
-  const totals = games.map((g) => g.total);
-  const low = Math.min(...totals);
-  const high = Math.max(...totals);
-  const span = Math.max(1, high - low);
+/** A line of ``values`` (oldest to newest) over a light grid, the higher value the higher point; time runs
+ * with the reading (right to left in Persian). ``dot(i)``: the class of point i; ``format``: an axis label. */
+function lineChart({ values, rtl, caption, label, testid, data, dot = () => 'chart-dot', format = num }) {
+  if (values.length < 2) return nothing;
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const span = high - low || 1;
   const { width, height, pad, left } = CHART;
   const plotStart = rtl ? pad : left;
   const plotEnd = rtl ? width - left : width - pad;
-  const step = (plotEnd - plotStart) / (games.length - 1);
+  const step = (plotEnd - plotStart) / (values.length - 1);
   const x = (i) => (rtl ? plotEnd - i * step : plotStart + i * step);
-  const y = (v) => pad + (height - 2 * pad) * (1 - (v - low) / span); // higher total, higher point
+  const y = (v) => pad + (height - 2 * pad) * (1 - (v - low) / span);
   const axisX = rtl ? width - left + 6 : left - 6;
   const anchor = rtl ? 'start' : 'end';
-  const label = (v) => svg`<text x=${axisX} y=${y(v) + 4} text-anchor=${anchor} class="chart-axis">${num(v)}</text>`;
+  const axis = (v) => svg`<text x=${axisX} y=${y(v) + 4} text-anchor=${anchor} class="chart-axis">${format(v)}</text>`;
   const grid = (v) => svg`<line x1=${plotStart} x2=${plotEnd} y1=${y(v)} y2=${y(v)} class="chart-grid"></line>`;
-  const points = games.map((g, i) => `${x(i).toFixed(1)},${y(g.total).toFixed(1)}`).join(' ');
-  return html`<figure class="chart" data-testid="chart"><figcaption>${t('chart_title')} <span class="hint">${`(${t('chart_lower')})`}</span></figcaption><svg
-    viewBox=${`0 0 ${width} ${height}`} role="img" class="totals-chart" data-testid="chart-svg"
-    aria-label=${t('chart_label', { n: games.length, list: totals.map((v) => num(v)).join(t('list_sep')) })}
-    data-totals=${totals.join(',')}>${grid(low)}${grid(high)}${label(low)}${high !== low ? label(high) : nothing}<polyline
-    points=${points} class="chart-line" fill="none"></polyline>${games.map((g, i) => svg`<circle cx=${x(i).toFixed(1)}
-    cy=${y(g.total).toFixed(1)} r="3.5" class=${g.win > 0 ? 'chart-dot won' : 'chart-dot'}></circle>`)}</svg></figure>`;
+  const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+  return html`<figure class="chart" data-testid=${testid}><figcaption>${caption}</figcaption><svg
+    viewBox=${`0 0 ${width} ${height}`} role="img" class="totals-chart" data-testid=${`${testid}-svg`}
+    aria-label=${label} data-values=${data}>${grid(low)}${grid(high)}${axis(low)}${high !== low ? axis(high) : nothing}<polyline
+    points=${points} class="chart-line" fill="none"></polyline>${values.map((v, i) => svg`<circle cx=${x(i).toFixed(1)}
+    cy=${y(v).toFixed(1)} r="3.5" class=${dot(i)}></circle>`)}</svg></figure>`;
+}
+
+/** The totals of the recent games (oldest to newest); a won game's point is gold. */
+export function totalsChart(recent, rtl) {
+  const games = [...recent].reverse();
+  const totals = games.map((g) => g.total);
+  return lineChart({
+    values: totals,
+    rtl,
+    testid: 'chart',
+    data: totals.join(','),
+    caption: html`${t('chart_title')} <span class="hint">${`(${t('chart_lower')})`}</span>`,
+    label: t('chart_label', { n: games.length, list: totals.map((v) => num(v)).join(t('list_sep')) }),
+    dot: (i) => (games[i].win > 0 ? 'chart-dot won' : 'chart-dot'),
+  });
+}
+
+/** The rating after each of the latest rated games (oldest to newest). */
+export function ratingChart(history, rtl) {
+  const values = [...history].reverse().map((p) => p.ordinal);
+  return lineChart({
+    values,
+    rtl,
+    testid: 'rating-chart',
+    data: values.join(','),
+    caption: html`${t('rating_chart_title')} <span class="hint">${`(${t('rating_chart_higher')})`}</span>`,
+    label: t('rating_chart_label', { n: values.length, list: values.map((v) => decimal(v, 1)).join(t('list_sep')) }),
+    format: (v) => decimal(v, 1),
+  });
+}
+
+/** A name's rating: the conservative figure with its uncertainty, provisional for its first games, and its
+ * line over the latest rated games; or a word on how a name gets one. */
+function ratingBlock(record, rtl) {
+  const rating = record.rating;
+  if (!rating) {
+    return html`<div class="rating-block" data-testid="rating"><h2>${t('rating')}</h2><p class="hint" data-testid="rating-none">${
+      t('rating_none')}</p></div>`;
+  }
+  return html`<div class="rating-block" data-testid="rating"><h2>${t('rating')}</h2><p class="rating-line"><span class="rating-value"
+    data-testid="rating-value">${decimal(rating.ordinal, 1)}</span> <span class="rating-sigma" data-testid="rating-sigma"
+    title=${t('rating_sigma_title')}>± ${decimal(rating.sigma, 1)}</span>${rating.provisional ? html` <span class="tag provisional"
+    data-testid="rating-provisional">${t('provisional')}</span>` : nothing}</p><p class="hint" data-testid="rating-games">${
+    t(rating.provisional ? 'rating_games_provisional' : 'rating_games', { n: rating.games })} ${t('rating_means')}</p>${
+    ratingChart(record.rating_history, rtl)}</div>`;
 }
 
 function recentRow(game, actions) {
@@ -228,7 +285,7 @@ function playerPage(ctx, actions) {
     class="figures">${figure(t('fig_games'), num(record.games), 'fig-games')}${figure(t('fig_wins'), decimal(record.wins, 2), 'fig-wins')}${
     figure(t('fig_win_rate'), percent(record.win_rate), 'fig-win-rate')}${figure(t('fig_average'), decimal(record.average_total, 1), 'fig-average')}${
     figure(t('fig_out_first'), num(record.rounds_out_first), 'fig-out-first')}${figure(t('fig_perfect'), num(record.perfect_games), 'fig-perfect')
-    }</dl><div class="game-cards">${gameCard('best', record.best, actions)}${gameCard('worst', record.worst, actions)}</div>${
+    }</dl>${ratingBlock(record, rtl)}<div class="game-cards">${gameCard('best', record.best, actions)}${gameCard('worst', record.worst, actions)}</div>${
     totalsChart(record.recent, rtl)}<dl class="figures dates">${figure(t('fig_first'), date(record.first_played), 'fig-first')}${
     figure(t('fig_last'), date(record.last_played), 'fig-last')}</dl></section><section class="panel" aria-labelledby="recent-title"><h2
     id="recent-title">${t('recent_games')} <span class="count-pill">${num(record.recent.length)}</span></h2><ul class="recent-list"
