@@ -1,18 +1,21 @@
 """Standings benchmark: a player's record and the boards over REST, with 100,000 finished games stored.
 
 Seeds a fresh database (SQLite in a temporary directory, or PostgreSQL with ``--postgres``: a database of
-its own, ``standings_bench``, next to ``TEST_POSTGRES_URL``'s) with ``--games`` finished games at
-``--games / 10`` tables, 2 to 4 seats each (a bot in about a third of them, a practice seat now and then), and
-``--names`` people whose game counts follow a Zipf-like law (the busiest plays thousands of games). The rows
-are what the finishing move writes (``app/store/standings_writes.py``): each seat's outcome on
-``game_players`` and each counted person's ``player_standings`` row; the seed checks those records against
-an aggregate over ``game_players`` before measuring.
+its own, ``standings_bench`` or ``--database``, next to ``TEST_POSTGRES_URL``'s) with ``--games`` finished
+games at ``--games / 10`` tables, 2 to 4 seats each (a bot in about a third of them, a practice seat now and
+then), and ``--names`` people whose game counts follow a Zipf-like law (the busiest plays thousands of
+games). The rows are what the finishing move writes (``app/store/standings_writes.py``): each seat's outcome
+on ``game_players`` and each counted person's ``player_standings`` row; the seed checks those records against
+an aggregate over ``game_players`` before measuring. Then it rates every seeded game with migration 0014's
+own ``_rate_finished_games`` (the ratings and their history, in finish order, as an upgrade of a server with
+that many games does) and prints how long that took.
 
 Then it starts the real server (``python -m app``) on that database and asks, one request at a time over
-HTTP, ``--requests`` times each: the busiest player's record, a random player's record, the players' board
-by wins and by average (first page and a deep page), the hall of fame and of shame, and a table's series.
-It also asks for a name's games (``GET /api/players/{name}/games``): the busiest player's first page,
-anyone's, a deep page by offset and (where the server gives a ``next`` cursor) the same page by cursor.
+HTTP, ``--requests`` times each: the busiest player's record, a random player's record (both with the rating
+and its history), the players' board by wins, by average and by rating (first pages and deep pages), the
+hall of fame and of shame, and a table's series. It also asks for a name's games
+(``GET /api/players/{name}/games``): the busiest player's first page, anyone's, a deep page by offset and
+(where the server gives a ``next`` cursor) the same page by cursor.
 The baseline is ``GET /api/games/{id}`` (one game by its public id), asked the same way in the same run.
 It prints the median and p99 of each in ms, and their ratio to the baseline's.
 
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import os
 import random
 import statistics
@@ -41,7 +45,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.store import Store, upgrade_head  # noqa: E402
-from app.store.models import GamePlayerRow, GameRow, PlayerStandingRow, RoomRow  # noqa: E402
+from app.store.models import (  # noqa: E402
+    GamePlayerRow,
+    GameRow,
+    PlayerStandingRow,
+    RatingHistoryRow,
+    RoomRow,
+)
 from app.store.standings import MAX_OFFSET  # noqa: E402
 from app.table.text import name_skeleton  # noqa: E402
 from benchmarks.load import Server, free_port, percentile  # noqa: E402
@@ -218,6 +228,39 @@ async def seed(url: str, games: int, people: int) -> tuple[list[str], str, str]:
     return [r["name"] for r in kept], tables[0], game_rows[len(game_rows) // 2]["public_id"]
 
 
+def migration_0014() -> Any:
+    """Migration 0014's module (its file name is no module name: loaded from its path)."""
+    path = ROOT / "migrations" / "versions" / "0014_ratings.py"
+    spec = importlib.util.spec_from_file_location("migration_0014", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def rate(url: str) -> float:
+    """Rate every seeded game as migration 0014 rates a server's finished games; the seconds it took."""
+    store = Store(url)
+    try:
+        started = time.perf_counter()
+        async with store.engine.begin() as conn:
+            await conn.run_sync(migration_0014()._rate_finished_games)
+        took = time.perf_counter() - started
+        if store.dialect.value == "postgresql":
+            async with store.engine.connect() as conn:
+                conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+                await conn.execute(text("VACUUM ANALYZE"))
+        async with store.engine.connect() as conn:  # every history line is one of a record's rated games
+            lines = await conn.scalar(select(func.count()).select_from(RatingHistoryRow))
+            rated = await conn.scalar(select(func.coalesce(func.sum(PlayerStandingRow.rated_games), 0)))
+            names = await conn.scalar(select(func.count()).where(PlayerStandingRow.rating.is_not(None)))
+        assert lines == rated and lines, "the ratings disagree with their history"
+        print(f"rated {lines:,} finishes of {names:,} names in {took:.1f} s (migration 0014's rating)")
+        return took
+    finally:
+        await store.close()
+
+
 def measure(base: str, paths: dict[str, list[str]], requests: int) -> dict[str, list[float]]:
     """Each path's latencies in ms, asked in turns (one request at a time) so noise falls on all alike."""
     times: dict[str, list[float]] = {label: [] for label in paths}
@@ -267,18 +310,20 @@ def main() -> None:
     parser.add_argument("--names", type=int, default=5_000, help="people playing")
     parser.add_argument("--requests", type=int, default=400, help="requests per path")
     parser.add_argument("--postgres", action="store_true", help="a database next to TEST_POSTGRES_URL's")
+    parser.add_argument("--database", default="standings_bench", help="its name (made afresh, then kept)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
         if args.postgres:
             base = os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
-            url = asyncio.run(fresh_postgres(base, "standings_bench"))
+            url = asyncio.run(fresh_postgres(base, args.database))
         else:
             url = f"sqlite+aiosqlite:///{tmp}/standings.db"
         upgrade_head(url)
         started = time.perf_counter()
         people, table, game = asyncio.run(seed(url, args.games, args.names))
         print(f"seeding took {time.perf_counter() - started:.1f} s")
+        asyncio.run(rate(url))
         port = free_port()
         server = Server(url, port, MAX_STANDINGS_PER_MINUTE="1000000", MAX_RECORDS_PER_MINUTE="1000000")
         server.start()
@@ -290,6 +335,9 @@ def main() -> None:
                 "board: wins": ["/api/leaderboard?by=wins"],
                 "board: average, deep": ["/api/leaderboard?by=average&offset=2000"],
                 "board: win rate, 10+": ["/api/leaderboard?by=win_rate&min_games=10"],
+                "board: rating": ["/api/leaderboard?by=rating"],
+                "board: rating, deep": ["/api/leaderboard?by=rating&offset=2000"],
+                "board: rating, 10+": ["/api/leaderboard?by=rating&min_games=10"],
                 "hall of fame": ["/api/leaderboard/games?order=best"],
                 "hall of shame": ["/api/leaderboard/games?order=worst"],
                 "hall of fame, deepest": [f"/api/leaderboard/games?order=best&offset={MAX_OFFSET - 20}"],

@@ -94,6 +94,8 @@ _RATINGS = (
     .where(STANDINGS.c.skeleton.in_(bindparam("b_skeletons", expanding=True)))
     .order_by(STANDINGS.c.skeleton)
 )
+# The rows read to be written back: locked on PostgreSQL (SQLite runs one writer at a time).
+_RATINGS_LOCKED = {"postgresql": _RATINGS.with_for_update(), "sqlite": _RATINGS}
 _SET_RATING = (
     update(STANDINGS)
     .where(STANDINGS.c.skeleton == bindparam("b_skeleton"))
@@ -179,12 +181,12 @@ async def _rate(conn: AsyncConnection, totals: dict[str, int], game_id: int, now
     A read-modify-write: the upserts above hold each record's row lock (taken in skeleton order) until the
     commit, so a game that ends at the same moment for a shared player waits, then reads this game's rating;
     ``FOR UPDATE`` says so on PostgreSQL (SQLite runs one writer at a time)."""
-    query = _RATINGS.with_for_update() if conn.dialect.name == "postgresql" else _RATINGS
+    skeletons = sorted(totals)
+    read = await conn.execute(_RATINGS_LOCKED[conn.dialect.name], {"b_skeletons": skeletons})
     before = {
         skeleton: Rating(mu, sigma) if mu is not None and sigma is not None else NEW
-        for skeleton, mu, sigma in (await conn.execute(query, {"b_skeletons": sorted(totals)})).all()
+        for skeleton, mu, sigma in read.all()
     }
-    skeletons = sorted(totals)
     after = rate_game([(before[skeleton], totals[skeleton]) for skeleton in skeletons])
     rated = [
         {"b_skeleton": skeleton, "rating": rating.ordinal, "mu": rating.mu, "sigma": rating.sigma}

@@ -164,6 +164,12 @@ def test_the_standings_pages(
         page.click(f"[data-testid=board-{board}]")
         page.wait_for_selector(f"[data-testid=standings][data-board={board}] [data-testid=board-row]")
         assert_accessible(page, f"standings, {board}")
+    # Sara's game against bots rated nobody: the board by rating may be empty.
+    page.click("[data-testid=board-rating]")
+    page.wait_for_selector(
+        "[data-testid=standings][data-board=rating] :is([data-testid=no-records], [data-testid=rating-board])"
+    )
+    assert_accessible(page, "standings, rating")
     page.goto(f"{server}/standings/Sara")
     page.wait_for_selector("[data-testid=fig-games]")
     assert_accessible(page, "a player's standings")

@@ -154,7 +154,9 @@ function boardsPage(ctx, actions) {
   let body;
   if (view.error) body = html`<p class="error" role="alert">${view.error}</p>`;
   else if (!view.data) body = html`<p class="loading" role="status">${t('loading')}</p>`;
-  else if (!view.data.items.length) body = html`<p class="hint" data-testid="no-records">${t('no_records')}</p>`;
+  else if (!view.data.items.length) {
+    body = html`<p class="hint" data-testid="no-records">${t(view.board === 'rating' ? 'no_ratings' : 'no_records')}</p>`;
+  }
   else {
     let table;
     if (view.board === 'rating') table = ratingTable(view.board, view.data, actions);
