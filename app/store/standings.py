@@ -256,7 +256,10 @@ class Standings:
         the rated names only). The one query of every order, so a filter (claimed names) joins here."""
         where = PlayerStandingRow.games >= min_games
         if order is PlayerOrder.RATING:
-            where = where & PlayerStandingRow.rating.is_not(None)
+            # Every record has a game: without that always-true test, the rated names are counted from the
+            # rating's index alone, and the page read from it (not every record read and sorted).
+            rated = PlayerStandingRow.rating.is_not(None)
+            where = rated if min_games <= 1 else where & rated
         async with self.sessions() as session:
             total = await session.scalar(select(func.count()).select_from(PlayerStandingRow).where(where))
             rows = (
