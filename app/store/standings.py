@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Integer, cast, func, or_, select, true
+from sqlalchemy.orm import aliased
 
 from app.table.text import name_skeleton
 
@@ -185,20 +186,27 @@ class Standings:
         skeleton = name_skeleton(name)
         if not skeleton:
             return None
+        best_game, worst_game = aliased(GameRow), aliased(GameRow)
         async with self.sessions() as session:
-            row = await session.get(PlayerStandingRow, skeleton)
-            if row is None:
-                return None
-            marks = {
-                game_id: (public_id, finished_at)
-                for game_id, public_id, finished_at in (
-                    await session.execute(
-                        select(GameRow.id, GameRow.public_id, GameRow.finished_at).where(
-                            GameRow.id.in_((row.best_game_id, row.worst_game_id))
-                        )
+            # The record and the games behind its best and worst totals in one read (a round trip less for
+            # the rating history's own).
+            found = (
+                await session.execute(
+                    select(
+                        PlayerStandingRow,
+                        best_game.public_id,
+                        best_game.finished_at,
+                        worst_game.public_id,
+                        worst_game.finished_at,
                     )
-                ).all()
-            }
+                    .join(best_game, best_game.id == PlayerStandingRow.best_game_id)
+                    .join(worst_game, worst_game.id == PlayerStandingRow.worst_game_id)
+                    .where(PlayerStandingRow.skeleton == skeleton)
+                )
+            ).first()
+            if found is None:
+                return None
+            row, best_id, best_at, worst_id, worst_at = found
             recent = (
                 await session.execute(
                     select(
@@ -232,13 +240,12 @@ class Standings:
                     .limit(HISTORY)
                 )
             ).all()
-        best, worst = marks[row.best_game_id], marks[row.worst_game_id]
-        assert best[1] is not None and worst[1] is not None  # a counted game is a finished one
+        assert best_at is not None and worst_at is not None  # a counted game is a finished one
         return PlayerStanding(
             _summary(row, _rating(row)),
             row.first_played,
-            GameMark(row.best_total, best[0], best[1]),
-            GameMark(row.worst_total, worst[0], worst[1]),
+            GameMark(row.best_total, best_id, best_at),
+            GameMark(row.worst_total, worst_id, worst_at),
             [
                 RecentGame(game, at, total, place, players, round(float(win), 4), outs, bool(perfect))
                 for game, at, total, place, players, win, outs, perfect in recent
