@@ -175,6 +175,16 @@ _SEATS_IN_GAME = (
 )
 
 
+# A record with the games behind its best and worst totals (made once: an alias of a table costs a copy of
+# its columns).
+_BEST, _WORST = aliased(GameRow), aliased(GameRow)
+_RECORD = (
+    select(PlayerStandingRow, _BEST.public_id, _BEST.finished_at, _WORST.public_id, _WORST.finished_at)
+    .join(_BEST, _BEST.id == PlayerStandingRow.best_game_id)
+    .join(_WORST, _WORST.id == PlayerStandingRow.worst_game_id)
+)
+
+
 class Standings:
     """Standings queries over one Store's database."""
 
@@ -186,24 +196,10 @@ class Standings:
         skeleton = name_skeleton(name)
         if not skeleton:
             return None
-        best_game, worst_game = aliased(GameRow), aliased(GameRow)
         async with self.sessions() as session:
             # The record and the games behind its best and worst totals in one read (a round trip less for
             # the rating history's own).
-            found = (
-                await session.execute(
-                    select(
-                        PlayerStandingRow,
-                        best_game.public_id,
-                        best_game.finished_at,
-                        worst_game.public_id,
-                        worst_game.finished_at,
-                    )
-                    .join(best_game, best_game.id == PlayerStandingRow.best_game_id)
-                    .join(worst_game, worst_game.id == PlayerStandingRow.worst_game_id)
-                    .where(PlayerStandingRow.skeleton == skeleton)
-                )
-            ).first()
+            found = (await session.execute(_RECORD.where(PlayerStandingRow.skeleton == skeleton))).first()
             if found is None:
                 return None
             row, best_id, best_at, worst_id, worst_at = found
