@@ -145,7 +145,9 @@ async def drop_unseated(db: AsyncSession | AsyncConnection, code: str) -> None:
         )
     )
     await db.execute(
-        delete(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.room_code == code, SUBSCRIPTIONS.c.token_hash.not_in(kept))
+        delete(SUBSCRIPTIONS).where(
+            SUBSCRIPTIONS.c.room_code == code, SUBSCRIPTIONS.c.token_hash.not_in(kept)
+        )
     )
 
 

@@ -10,11 +10,9 @@ from datetime import timedelta
 from sqlalchemy import text
 
 from app.rooms import hash_token
-from app.rooms import hash_token
 from app.store import Store
 from app.table import Change, Table, commands
 from app.table.commands import new_table
-from app.table import Change, Table, commands
 
 from .conftest import NOW, OMID, SARA, make_rooms, subscription
 
