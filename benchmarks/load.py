@@ -35,6 +35,12 @@ Several processes (issue 13), always on PostgreSQL (a database of the run's own)
 
 ``--processes 1`` is today's single process (no Redis) behind the same Caddy; N > 1 adds a redis-server of
 the run's own. Each value runs in turn in the same invocation, and the summary gives the ratios.
+``--balance table round_robin`` names how Caddy spreads the sockets (tests/scale/cluster.py's ``caddyfile``):
+``table`` (the default, as docker/Caddyfile) hashes a table's code so its sockets share one process;
+``round_robin`` spreads them. Several values run each process count above one under each policy:
+
+    python benchmarks/load.py --processes 1 2 --balance table round_robin --tables 250 --think 1 --duration 30
+
 ``--kill-one-after S`` SIGKILLs one process after S seconds; its sockets reconnect through Caddy (with the
 browser's back-off) and the failover time (SIGKILL -> first state on the new socket) is reported.
 """
@@ -674,6 +680,13 @@ def main() -> None:
     parser.add_argument(
         "--kill-one-after", type=float, default=None, help="with --processes: SIGKILL one process after S s"
     )
+    parser.add_argument(
+        "--balance",
+        nargs="+",
+        choices=("table", "round_robin"),
+        default=["table"],
+        help="with --processes: Caddy's policy (a table's sockets on one process, or round robin)",
+    )
     args = parser.parse_args()
     ACKS_IN_STATE[0] = args.acks == "in_state"
     if args.processes:
@@ -775,13 +788,18 @@ def run_processes(args: argparse.Namespace) -> None:
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; load {os.getloadavg()[0]:.1f}")
     print(f"{args.tables} tables x 4 sockets, think {args.think} s, window {args.duration} s", flush=True)
     rows = []
-    for n in args.processes:
+    # One process is the same under any policy; more are run under each one asked for.
+    configurations = [
+        (n, policy) for n in args.processes for policy in (args.balance[:1] if n == 1 else args.balance)
+    ]
+    for n, policy in configurations:
         print(
-            f"== {n} process{'es' if n > 1 else ''} behind Caddy" + (" + Redis" if n > 1 else ""), flush=True
+            f"== {n} process{'es' if n > 1 else ''} behind Caddy ({policy})" + (" + Redis" if n > 1 else ""),
+            flush=True,
         )
-        stats, checks = run_configuration(n, args)
+        stats, checks = run_configuration(n, args, policy)
         moves = len(stats.ack_ms) / stats.elapsed
-        rows.append((n, stats, moves))
+        rows.append((f"{n} ({policy})", stats, moves))
         print(f"  committed moves/s {moves:.0f}; errors {len(stats.errors)}; reconnects {stats.reconnects}")
         print("  " + spread("action->ack      ", stats.ack_ms))
         print("  " + spread("action->broadcast", stats.broadcast_ms))
@@ -801,18 +819,23 @@ def run_processes(args: argparse.Namespace) -> None:
             print("  error:", line)
     first = rows[0]
     print("summary (ratios to the first configuration, measured in this run):")
+    first_app = app_cpu_per_move(first[1])
     for n, stats, moves in rows:
         p99 = percentile(stats.broadcast_ms, 0.99)
+        app = app_cpu_per_move(stats)
         print(
             f"  {n} process(es): {moves:6.0f} moves/s ({moves / first[2]:.2f}x), broadcast p50 "
-            f"{percentile(stats.broadcast_ms, 0.5):.0f} ms p99 {p99:.0f} ms "
-            f"({p99 / percentile(first[1].broadcast_ms, 0.99):.2f}x), generator CPU "
-            f"{100 * stats.generator_cpu / stats.elapsed:.0f}%"
+            f"{percentile(stats.broadcast_ms, 0.5):.1f} ms p99 {p99:.1f} ms "
+            f"({p99 / percentile(first[1].broadcast_ms, 0.99):.2f}x), app CPU per move {1000 * app:.2f} ms "
+            f"({app / first_app:.2f}x), generator CPU {100 * stats.generator_cpu / stats.elapsed:.0f}%"
         )
 
 
-def run_configuration(n: int, args: argparse.Namespace) -> tuple[Stats, tuple[int, int, int]]:
-    """n app processes on a fresh PostgreSQL database (and a redis-server when n > 1), behind Caddy."""
+def run_configuration(
+    n: int, args: argparse.Namespace, policy: str = "table"
+) -> tuple[Stats, tuple[int, int, int]]:
+    """n app processes on a fresh PostgreSQL database (and a redis-server when n > 1), behind Caddy balancing
+    by ``policy``."""
     from tests.scale.cluster import RedisServer, caddyfile
 
     tmp = Path(tempfile.mkdtemp(prefix="load-"))
@@ -831,7 +854,7 @@ def run_configuration(n: int, args: argparse.Namespace) -> tuple[Stats, tuple[in
             server.start()
             wait_http(f"http://127.0.0.1:{server.port}/readyz")
         balancer_port = free_port()
-        (tmp / "Caddyfile").write_text(caddyfile(balancer_port, [s.port for s in servers]))
+        (tmp / "Caddyfile").write_text(caddyfile(balancer_port, [s.port for s in servers], policy))
         env = {**os.environ, "HOME": str(tmp), "XDG_DATA_HOME": str(tmp), "XDG_CONFIG_HOME": str(tmp)}
         with (tmp / "caddy.log").open("ab") as log:
             caddy = subprocess.Popen(
@@ -923,12 +946,17 @@ async def drop_database(base_url: str, url: str) -> None:
         await admin.close()
 
 
+def app_cpu_per_move(stats: Stats) -> float:
+    """Seconds of CPU the app processes used per committed move in the window."""
+    return stats.server_cpu / max(1, len(stats.ack_ms))
+
+
 def cpu_lines(stats: Stats) -> list[str]:
     """Who used the machine during the window: the generator, the app, the other parts, the whole machine,
     and so how many moves per second the cores could give at most at this CPU cost per move."""
     parts = ", ".join(f"{k} {100 * v / stats.elapsed:.0f}%" for k, v in stats.other_cpu.items())
     per_move, cores = stats.machine_cpu / max(1, len(stats.ack_ms)), os.cpu_count() or 1
-    app_per_move = stats.server_cpu / max(1, len(stats.ack_ms))
+    app_per_move = app_cpu_per_move(stats)
     return [
         f"CPU: load generator {100 * stats.generator_cpu / stats.elapsed:.0f}% of a core, "
         f"app processes {100 * stats.server_cpu / stats.elapsed:.0f}% "

@@ -110,25 +110,39 @@ class RedisServer:
             stop(self.proc)
 
 
-def caddyfile(port: int, upstreams: list[int]) -> str:
-    """Round robin over the app processes, with active health checks (docker/Caddyfile, for compose's
-    replicas found in DNS, uses the same balancing with passive checks)."""
+# A table's sockets (``/ws/<code>``) and REST calls (``/api/rooms/<code>...``) carry its code in a header the
+# balancer hashes (rendezvous hashing over the processes it finds healthy), so they all land on one process;
+# anything else goes to any process. The same rule as docker/Caddyfile's.
+TABLE_ROUTE = r"""@table path_regexp table ^/(?:ws|api/rooms)/([A-Za-z0-9]+)
+		request_header -X-Table
+		request_header @table X-Table {re.table.1}"""
+POLICIES = {"table": "header X-Table", "round_robin": "round_robin"}
+
+
+def caddyfile(port: int, upstreams: list[int], policy: str = "table") -> str:
+    """Caddy in front of the app processes, with active health checks: ``table`` hashes a table's code, so its
+    sockets and REST calls share one process (docker/Caddyfile, for compose's replicas found in DNS, does the
+    same with passive checks); ``round_robin`` spreads them, as any balancer that does not hash would."""
     targets = " ".join(f"127.0.0.1:{p}" for p in upstreams)
+    route = TABLE_ROUTE if policy == "table" else ""
     return f"""{{
 	admin off
 	auto_https off
 }}
 http://127.0.0.1:{port} {{
-	reverse_proxy {targets} {{
-		lb_policy round_robin
-		lb_try_duration 5s
-		lb_try_interval 100ms
-		# Liveness, not /readyz: when a part every process shares (PostgreSQL, Redis) is away, /readyz says
-		# so everywhere, and the balancer must not drop every process from the rotation for it.
-		health_uri /healthz
-		health_interval 500ms
-		health_timeout 1s
-		fail_duration 3s
+	route {{
+		{route}
+		reverse_proxy {targets} {{
+			lb_policy {POLICIES[policy]}
+			lb_try_duration 5s
+			lb_try_interval 100ms
+			# Liveness, not /readyz: when a part every process shares (PostgreSQL, Redis) is away, /readyz
+			# says so everywhere, and the balancer must not drop every process from the rotation for it.
+			health_uri /healthz
+			health_interval 500ms
+			health_timeout 1s
+			fail_duration 3s
+		}}
 	}}
 }}
 """
@@ -171,11 +185,11 @@ class Cluster:
         for i, proc in enumerate(self.procs):
             wait_ready(proc, self.direct(i), self.log(i), timeout=120)
 
-    def start_balancer(self) -> None:
+    def start_balancer(self, policy: str = "table") -> None:
         binary = need(CADDY)
         self.balancer_port = free_port()
         config = self.tmp / "Caddyfile"
-        config.write_text(caddyfile(self.balancer_port, self.ports))
+        config.write_text(caddyfile(self.balancer_port, self.ports, policy))
         env = {
             **os.environ,
             "HOME": str(self.tmp),
@@ -223,9 +237,11 @@ class Cluster:
 
 
 @contextlib.asynccontextmanager
-async def running_cluster(tmp: Path, processes: int = 3, **env: str) -> AsyncIterator[tuple[Cluster, Store]]:
-    """PostgreSQL + own Redis + ``processes`` app processes (each its own Redis user) + Caddy; everything
-    stopped afterwards."""
+async def running_cluster(
+    tmp: Path, processes: int = 3, policy: str = "table", **env: str
+) -> AsyncIterator[tuple[Cluster, Store]]:
+    """PostgreSQL + own Redis + ``processes`` app processes (each its own Redis user) + Caddy balancing by
+    ``policy`` (``caddyfile``); everything stopped afterwards."""
     async with fresh_pg_database() as db_url:
         redis = RedisServer(tmp)
         cluster = Cluster(tmp, db_url, redis, [free_port() for _ in range(processes)])
@@ -239,7 +255,7 @@ async def running_cluster(tmp: Path, processes: int = 3, **env: str) -> AsyncIte
         try:
             redis.start()
             await asyncio.to_thread(cluster.start_apps)
-            await asyncio.to_thread(cluster.start_balancer)
+            await asyncio.to_thread(cluster.start_balancer, policy)
             yield cluster, store
         finally:
             await store.close()
