@@ -68,6 +68,7 @@ class InProcessBroadcaster:
 
     def __init__(self) -> None:
         self.process_id = uuid.uuid4().hex[:12]
+        self._own = f'{{"from":"{self.process_id}",'  # how this process's notices begin (``encode_notice``)
         self._listeners: dict[str, list[Listener]] = defaultdict(list)
 
     def subscribe(self, room: str, listener: Listener) -> Callable[[], None]:
@@ -162,6 +163,7 @@ class RedisBroadcaster:
         from redis.backoff import ExponentialWithJitterBackoff
 
         self.process_id = uuid.uuid4().hex[:12]
+        self._own = f'{{"from":"{self.process_id}",'  # how this process's notices begin (``encode_notice``)
         self._key = key.encode()  # signs and checks every notice on Redis (empty: unsigned)
         # A blocking pool: at saturation hundreds of moves publish at once, and each waits for one of the
         # pool's connections (a free one comes back within a round trip) instead of failing for want of one.
@@ -311,6 +313,9 @@ class RedisBroadcaster:
             self._subscribed -= gone
 
     def _received(self, data: str) -> None:
+        body = data.partition(".")[2] if self._key else data
+        if body.startswith(self._own):  # ours, back from Redis (delivered here when published): not read
+            return
         try:
             sender, notice = decode_notice(data, self._key)
         except ValueError:
