@@ -17,6 +17,7 @@ from app.table.text import clean_name
 
 from .deps import LimitsDep, ManagerDep, SettingsDep
 from .errors import ErrorPublic, refusals
+from .session import ProvedDep
 
 router = APIRouter(
     prefix="/api",
@@ -26,6 +27,13 @@ router = APIRouter(
         "name_for_bots, name_mixes_scripts: a name that passes for a bot's, or mixes scripts as spoofs do"
     ),
 )
+KEPT: dict[int | str, dict[str, Any]] = {
+    403: {
+        "model": ErrorPublic,
+        "description": "name_kept: the name (or a look-alike, any case) is kept with a passkey and this "
+        "browser is not signed in as it",
+    }
+}
 # Enforced after trimming (``MAX_NAME_LENGTH``, default 32); 200 only bounds what is read before that.
 NAME_LIMIT: int = Settings.model_fields["max_name_length"].default
 Name = Annotated[
@@ -100,10 +108,15 @@ def _name(name: str, max_length: int) -> str:
     "/rooms",
     status_code=status.HTTP_201_CREATED,
     response_model=RoomCreated,
-    responses={429: {"model": ErrorPublic, "description": "too many rooms opened from this address"}},
+    responses={429: {"model": ErrorPublic, "description": "too many rooms opened from this address"}, **KEPT},
 )
 async def create_room(
-    body: RoomCreate, request: Request, manager: ManagerDep, settings: SettingsDep, limits: LimitsDep
+    body: RoomCreate,
+    request: Request,
+    manager: ManagerDep,
+    settings: SettingsDep,
+    limits: LimitsDep,
+    proved: ProvedDep,
 ) -> RoomCreated:
     name = _name(body.name, settings.max_name_length)
     address = request.client.host if request.client else "unknown"
@@ -111,7 +124,7 @@ async def create_room(
         raise Refusal("rate_limited", "too many rooms opened from your address; try again later")
     bots: list[str] = ["normal"] * body.bots if isinstance(body.bots, int) else list(body.bots)
     room, token = await manager.create(
-        name=name, seat_count=body.seats, bots=bots, options=body.options, address=address
+        name=name, seat_count=body.seats, bots=bots, options=body.options, address=address, proved=proved
     )
     base = settings.public_base_url.rstrip("/")
     return RoomCreated(code=room.code, seat=0, token=token, url=f"{base}/r/{room.code}")
@@ -122,6 +135,7 @@ async def create_room(
     response_model=JoinResult,
     responses={
         **NOT_FOUND,
+        **KEPT,
         400: {
             "model": ErrorPublic,
             "description": "seat: a person's (not_allowed), or someone asked for it already "
@@ -130,12 +144,12 @@ async def create_room(
     },
 )
 async def join_room(
-    code: str, body: RoomJoin, request: Request, manager: ManagerDep, settings: SettingsDep
+    code: str, body: RoomJoin, request: Request, manager: ManagerDep, settings: SettingsDep, proved: ProvedDep
 ) -> JoinResult:
     name = _name(body.name, settings.max_name_length)
     room = await manager.require(code)
     address = request.client.host if request.client else "unknown"  # a trusted proxy's forwarded one
-    seat, token = await room.join(name, body.seat, program=body.program, address=address)
+    seat, token = await room.join(name, body.seat, program=body.program, address=address, proved=proved)
     return JoinResult(spectator=seat is None, seat=seat, token=token, requested_seat=body.seat)
 
 

@@ -18,7 +18,9 @@ from .outcomes import Asker, Limit, Maker, Reply, Stored
 from .tokens import hash_token, new_token
 
 
-def join(*, name: str, token_hash: str, address: str, at: datetime, program: bool) -> Maker:
+def join(
+    *, name: str, token_hash: str, address: str, at: datetime, program: bool, kept: bool = False
+) -> Maker:
     """The next open seat for a new person (None when there is none: they watch instead)."""
     return lambda table: table_commands.join(
         table,
@@ -27,10 +29,13 @@ def join(*, name: str, token_hash: str, address: str, at: datetime, program: boo
         at=at,
         program=program,
         origin=origin_of(table.origin_salt, address),
+        kept=kept,
     )
 
 
-def request_seat(*, index: int, name: str | None, token_hash: str, address: str, at: datetime) -> Maker:
+def request_seat(
+    *, index: int, name: str | None, token_hash: str, address: str, at: datetime, kept: bool = False
+) -> Maker:
     """Ask for a bot's seat (it passes once the host approves, or at once for its former player)."""
     return lambda table: table_commands.request_seat(
         table,
@@ -39,6 +44,7 @@ def request_seat(*, index: int, name: str | None, token_hash: str, address: str,
         token_hash=token_hash,
         at=at,
         origin=origin_of(table.origin_salt, address),
+        kept=kept,
     )
 
 
@@ -48,13 +54,23 @@ def withdraw_request(*, token_hash: str, at: datetime) -> Maker:
 
 
 def joining(
-    name: str, seat: int | None, *, token_hash: str, address: str, at: datetime, program: bool
+    name: str,
+    seat: int | None,
+    *,
+    token_hash: str,
+    address: str,
+    at: datetime,
+    program: bool,
+    kept: bool = False,
 ) -> Stored:
     """A REST join: the next open seat; with ``seat`` (a bot's), a request for it (within the room's
-    budgets), which passes once approved."""
+    budgets), which passes once approved. ``kept``: the name is kept with a passkey the asker has not
+    proved."""
     if seat is None:
-        return Stored(join(name=name, token_hash=token_hash, address=address, at=at, program=program))
-    request = request_seat(index=seat, name=name, token_hash=token_hash, address=address, at=at)
+        return Stored(
+            join(name=name, token_hash=token_hash, address=address, at=at, program=program, kept=kept)
+        )
+    request = request_seat(index=seat, name=name, token_hash=token_hash, address=address, at=at, kept=kept)
     return Stored(request, budget=(address, token_hash))
 
 
@@ -84,7 +100,7 @@ def ask(
         name = None if given is None else clean_name(given, max_length=max_name_length, code="bad_message")
         origin = origin_of(table.origin_salt, asker.address)
         return table_commands.request_seat(
-            table, index=message.seat, name=name, token_hash=token_hash, at=at, origin=origin
+            table, index=message.seat, name=name, token_hash=token_hash, at=at, origin=origin, kept=asker.kept
         )
 
     return Stored(

@@ -87,6 +87,16 @@ def has_open_seat(table: Table) -> bool:
     return table.status is RoomStatus.LOBBY and len(table.seats) < table.seat_count
 
 
+def refuse_kept(name: str, *, kept: bool) -> None:
+    """Refuse a name kept with a passkey (or a look-alike of one) to anyone not signed in as it. Whether it is
+    (``kept``) is the store's fact, found by the room layer (``app.rooms.kept_names``) and passed in."""
+    if kept:
+        raise Refusal(
+            "name_kept",
+            f"{name!r} is kept by its holder with a passkey; sign in as it, or play under another name",
+        )
+
+
 def _name_free(table: Table, name: str, *, own: int | None = None) -> None:
     """Refuse ``name`` when it reads as the name of a seat or of a request for one (case, digits, invisible
     characters and look-alikes of other scripts folded: ``name_skeleton``), so nobody passes for a player.
@@ -108,11 +118,14 @@ def seat_person(
     at: datetime,
     program: bool = False,
     origin: str | None = None,
+    kept: bool = False,
 ) -> Change:
-    """A person (or a person's program) takes the next open seat (``origin``: where they joined from)."""
+    """A person (or a person's program) takes the next open seat (``origin``: where they joined from;
+    ``kept``: the name is kept with a passkey this person has not proved)."""
     _expect(table, "take a seat", RoomStatus.LOBBY)
     if not has_open_seat(table):
         raise Refusal("seats_full", "every seat is taken")
+    refuse_kept(name, kept=kept)
     _name_free(table, name)
     seat = Seat(len(table.seats), name, token_hash=token_hash, is_program=program, origin=origin)
     return _next(table, AddSeat(seat), at, seats=(*table.seats, seat))
@@ -135,11 +148,14 @@ def join(
     at: datetime,
     program: bool = False,
     origin: str | None = None,
+    kept: bool = False,
 ) -> Change | None:
     """A newcomer takes the next open seat; None: they watch (a bot's seat is asked for: ``request_seat``)."""
     if not has_open_seat(table):
         return None
-    return seat_person(table, name=name, token_hash=token_hash, at=at, program=program, origin=origin)
+    return seat_person(
+        table, name=name, token_hash=token_hash, at=at, program=program, origin=origin, kept=kept
+    )
 
 
 def _person(seat: Seat, claim: Claim) -> Seat:
@@ -158,7 +174,14 @@ def _claimed(table: Table, seat: Seat, claim: Claim | None, at: datetime) -> Cha
 
 
 def request_seat(
-    table: Table, *, index: int, name: str | None, token_hash: str, at: datetime, origin: str | None = None
+    table: Table,
+    *,
+    index: int,
+    name: str | None,
+    token_hash: str,
+    at: datetime,
+    origin: str | None = None,
+    kept: bool = False,
 ) -> Change | None:
     """A spectator asks for a bot's seat, at any time. The seat's own former player needs no approval; anyone
     else waits for the host's. The seat passes at the next moment the rules allow. None: asked already."""
@@ -177,6 +200,7 @@ def request_seat(
     if name is None and not former:
         raise Refusal("bad_message", "say the name you will play under")
     if name is not None:
+        refuse_kept(name, kept=kept)
         _name_free(table, name, own=index if former else None)
     claim = Claim(seat.name if name is None else name, token_hash, approved=former, origin=origin)
     return _claimed(table, seat, claim, at)
@@ -539,9 +563,12 @@ def new_table(
     now: datetime,
     salt: str | None = None,
     address: str = "",
+    kept: bool = False,
 ) -> Table:
     """A room in the lobby at version 1: the host in seat 0 (who made it from ``address``) and ``bots``
-    after it. ``salt``: the table's secret for origins (``origins.new_salt``, made by the caller)."""
+    after it. ``salt``: the table's secret for origins (``origins.new_salt``, made by the caller); ``kept``:
+    the host's name is kept with a passkey the host has not proved."""
+    refuse_kept(host, kept=kept)
     if not MIN_PLAYERS <= seat_count <= MAX_PLAYERS:
         raise Refusal("bad_request", f"a table has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
     if 1 + len(bots) > seat_count:
