@@ -1,8 +1,9 @@
 """Names kept with passkeys, on a real server, with a software authenticator
 (``tests.passkey_authenticator``): each refusal of a ceremony has its code (a wrong origin, a wrong or
-replayed challenge, another name's passkey, a count that goes backwards, a challenge past five minutes); the routes take JSON from this site
-only and are limited per address; the session cookie is HttpOnly, SameSite=Lax, Secure behind https, and
-never logged; a kept name (any case, any look-alike) is refused at every door to whoever has not proved it."""
+replayed challenge, another name's passkey, a count that goes backwards, a challenge past five minutes);
+the routes take JSON from this site only and are limited per address; the session cookie is HttpOnly,
+SameSite=Lax, Secure behind https, and never logged; a kept name (any case, any look-alike) is refused at
+every door to whoever has not proved it."""
 
 from __future__ import annotations
 
