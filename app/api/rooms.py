@@ -12,7 +12,9 @@ from app.engine import BotLevel, Options
 from app.engine.options import MAX_PLAYERS
 from app.protocol import SeatInfo, StateMessage
 from app.protocol.messages import OptionValue, SeatCount, SeatIndex
+from app.rooms import kept_from
 from app.table import Refusal
+from app.table.commands import refuse_kept
 from app.table.text import clean_name
 
 from .deps import LimitsDep, ManagerDep, SettingsDep
@@ -119,12 +121,13 @@ async def create_room(
     proved: ProvedDep,
 ) -> RoomCreated:
     name = _name(body.name, settings.max_name_length)
+    refuse_kept(name, kept=await kept_from(manager.store, name, proved))
     address = request.client.host if request.client else "unknown"
     if not limits.open_room(address):
         raise Refusal("rate_limited", "too many rooms opened from your address; try again later")
     bots: list[str] = ["normal"] * body.bots if isinstance(body.bots, int) else list(body.bots)
     room, token = await manager.create(
-        name=name, seat_count=body.seats, bots=bots, options=body.options, address=address, proved=proved
+        name=name, seat_count=body.seats, bots=bots, options=body.options, address=address
     )
     base = settings.public_base_url.rstrip("/")
     return RoomCreated(code=room.code, seat=0, token=token, url=f"{base}/r/{room.code}")
@@ -148,8 +151,9 @@ async def join_room(
 ) -> JoinResult:
     name = _name(body.name, settings.max_name_length)
     room = await manager.require(code)
+    refuse_kept(name, kept=await kept_from(manager.store, name, proved))
     address = request.client.host if request.client else "unknown"  # a trusted proxy's forwarded one
-    seat, token = await room.join(name, body.seat, program=body.program, address=address, proved=proved)
+    seat, token = await room.join(name, body.seat, program=body.program, address=address)
     return JoinResult(spectator=seat is None, seat=seat, token=token, requested_seat=body.seat)
 
 

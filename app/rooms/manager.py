@@ -24,7 +24,6 @@ from . import paced, peers
 from .broadcast import Broadcaster, InProcessBroadcaster, Notice, RedisBroadcaster
 from .clock import Clock, SystemClock
 from .connection import CLOSE_RESTART
-from .kept_names import kept_from
 from .lease import Leases, RedisLeases
 from .room import Room
 from .tokens import hash_token, new_room_code, new_token, normalize_code
@@ -202,19 +201,10 @@ class RoomManager:
         return room
 
     async def create(
-        self,
-        *,
-        name: str,
-        seat_count: int,
-        bots: list[str],
-        options: dict[str, Any],
-        address: str = "",
-        proved: str | None = None,
+        self, *, name: str, seat_count: int, bots: list[str], options: dict[str, Any], address: str = ""
     ) -> tuple[Room, str]:
         """Open a room in the lobby with the host (who asked from ``address``) in seat 0 and ``bots`` after
-        it. Returns (room, token). ``proved``: the skeleton of the kept name the host's passkey session
-        proves (a name kept by someone else is refused)."""
-        kept = await kept_from(self.store, name, proved)
+        it. Returns (room, token)."""
         token = new_token()
         for _ in range(10):
             code = new_room_code()
@@ -228,7 +218,6 @@ class RoomManager:
                 now=self.clock.now(),
                 salt=new_salt(),
                 address=address,
-                kept=kept,
             )
             try:
                 await self.store.create_room(table, now=self.clock.now())

@@ -15,7 +15,7 @@ from datetime import datetime
 from app.config import Settings
 from app.engine import action_to_dict
 from app.metrics import count_applied
-from app.protocol import Ack, ActionMessage, ClientMessage, Hello, RequestSeat, Resync, RoomInfo
+from app.protocol import Ack, ActionMessage, ClientMessage, Hello, Resync, RoomInfo
 from app.store import AckRecord, LoadedTable, Store, VersionConflict, WriteRefused
 from app.table import Change, RecordMove, Refusal, Table, pause
 from app.table import commands as table_commands
@@ -30,7 +30,7 @@ from .driver import Driver
 from .feed import RoundMoves
 from .follower import Follower
 from .hello import hello
-from .kept_names import kept_from
+from .kept_names import asker_of
 from .lease import Leases
 from .limits import Throttle, room_limits
 from .outcomes import Answer, Asker, Maker, Reply, Said, Stored
@@ -272,8 +272,7 @@ class Room:
         elif isinstance(message, Resync):
             conn.send_text(self.state_for(conn.seat))
         else:
-            kept = isinstance(message, RequestSeat) and await kept_from(self.store, message.name, conn.proved)
-            asker, now = Asker(conn.seat, conn.token_hash, conn.id, conn.address, kept), self.clock.now()
+            asker, now = await asker_of(self.store, conn, message), self.clock.now()
             terms, away, hints = self.terms, self.presence.away, self.hints
             found = answers.answer(self.table, message, asker, now=now, terms=terms, away=away, hints=hints)
             await self.run(found, conn)
@@ -323,25 +322,15 @@ class Room:
         return change
 
     async def join(
-        self,
-        name: str,
-        seat: int | None = None,
-        *,
-        program: bool = False,
-        address: str = "unknown",
-        proved: str | None = None,
+        self, name: str, seat: int | None = None, *, program: bool = False, address: str = "unknown"
     ) -> tuple[int | None, str | None]:
         """REST join: the next open seat; (None, None): watch instead (full or started). With ``seat`` (a
-        bot's), a request for it is made for a new token: (None, token); the seat passes once approved.
-        ``proved``: the skeleton of the kept name the asker's passkey session proves (a name kept by
-        someone else is refused)."""
-        kept = await kept_from(self.store, name, proved)
+        bot's), a request for it is made for a new token: (None, token); the seat passes once approved."""
         token, now = new_token(), self.clock.now()
         token_hash = hash_token(token)
-        joining = seat_changes.joining(
-            name, seat, token_hash=token_hash, address=address, at=now, program=program, kept=kept
+        change = await self._store(
+            seat_changes.joining(name, seat, token_hash=token_hash, address=address, at=now, program=program)
         )
-        change = await self._store(joining)
         if seat is not None:
             self.seat_requests.unattended(token_hash, now)  # until a socket says hello with it
             return None, token

@@ -18,9 +18,7 @@ from .outcomes import Asker, Limit, Maker, Reply, Stored
 from .tokens import hash_token, new_token
 
 
-def join(
-    *, name: str, token_hash: str, address: str, at: datetime, program: bool, kept: bool = False
-) -> Maker:
+def join(*, name: str, token_hash: str, address: str, at: datetime, program: bool) -> Maker:
     """The next open seat for a new person (None when there is none: they watch instead)."""
     return lambda table: table_commands.join(
         table,
@@ -29,13 +27,10 @@ def join(
         at=at,
         program=program,
         origin=origin_of(table.origin_salt, address),
-        kept=kept,
     )
 
 
-def request_seat(
-    *, index: int, name: str | None, token_hash: str, address: str, at: datetime, kept: bool = False
-) -> Maker:
+def request_seat(*, index: int, name: str | None, token_hash: str, address: str, at: datetime) -> Maker:
     """Ask for a bot's seat (it passes once the host approves, or at once for its former player)."""
     return lambda table: table_commands.request_seat(
         table,
@@ -44,7 +39,6 @@ def request_seat(
         token_hash=token_hash,
         at=at,
         origin=origin_of(table.origin_salt, address),
-        kept=kept,
     )
 
 
@@ -54,23 +48,13 @@ def withdraw_request(*, token_hash: str, at: datetime) -> Maker:
 
 
 def joining(
-    name: str,
-    seat: int | None,
-    *,
-    token_hash: str,
-    address: str,
-    at: datetime,
-    program: bool,
-    kept: bool = False,
+    name: str, seat: int | None, *, token_hash: str, address: str, at: datetime, program: bool
 ) -> Stored:
     """A REST join: the next open seat; with ``seat`` (a bot's), a request for it (within the room's
-    budgets), which passes once approved. ``kept``: the name is kept with a passkey the asker has not
-    proved."""
+    budgets), which passes once approved."""
     if seat is None:
-        return Stored(
-            join(name=name, token_hash=token_hash, address=address, at=at, program=program, kept=kept)
-        )
-    request = request_seat(index=seat, name=name, token_hash=token_hash, address=address, at=at, kept=kept)
+        return Stored(join(name=name, token_hash=token_hash, address=address, at=at, program=program))
+    request = request_seat(index=seat, name=name, token_hash=token_hash, address=address, at=at)
     return Stored(request, budget=(address, token_hash))
 
 

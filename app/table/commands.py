@@ -89,7 +89,8 @@ def has_open_seat(table: Table) -> bool:
 
 def refuse_kept(name: str, *, kept: bool) -> None:
     """Refuse a name kept with a passkey (or a look-alike of one) to anyone not signed in as it. Whether it is
-    (``kept``) is the store's fact, found by the room layer (``app.rooms.kept_names``) and passed in."""
+    (``kept``) is the store's fact, found by the room layer (``app.rooms.kept_names``) and passed in: before
+    a REST join or a new table, and into ``request_seat`` for a spectator's request on a socket."""
     if kept:
         raise Refusal(
             "name_kept",
@@ -118,14 +119,11 @@ def seat_person(
     at: datetime,
     program: bool = False,
     origin: str | None = None,
-    kept: bool = False,
 ) -> Change:
-    """A person (or a person's program) takes the next open seat (``origin``: where they joined from;
-    ``kept``: the name is kept with a passkey this person has not proved)."""
+    """A person (or a person's program) takes the next open seat (``origin``: where they joined from)."""
     _expect(table, "take a seat", RoomStatus.LOBBY)
     if not has_open_seat(table):
         raise Refusal("seats_full", "every seat is taken")
-    refuse_kept(name, kept=kept)
     _name_free(table, name)
     seat = Seat(len(table.seats), name, token_hash=token_hash, is_program=program, origin=origin)
     return _next(table, AddSeat(seat), at, seats=(*table.seats, seat))
@@ -148,14 +146,11 @@ def join(
     at: datetime,
     program: bool = False,
     origin: str | None = None,
-    kept: bool = False,
 ) -> Change | None:
     """A newcomer takes the next open seat; None: they watch (a bot's seat is asked for: ``request_seat``)."""
     if not has_open_seat(table):
         return None
-    return seat_person(
-        table, name=name, token_hash=token_hash, at=at, program=program, origin=origin, kept=kept
-    )
+    return seat_person(table, name=name, token_hash=token_hash, at=at, program=program, origin=origin)
 
 
 def _person(seat: Seat, claim: Claim) -> Seat:
@@ -563,12 +558,9 @@ def new_table(
     now: datetime,
     salt: str | None = None,
     address: str = "",
-    kept: bool = False,
 ) -> Table:
     """A room in the lobby at version 1: the host in seat 0 (who made it from ``address``) and ``bots``
-    after it. ``salt``: the table's secret for origins (``origins.new_salt``, made by the caller); ``kept``:
-    the host's name is kept with a passkey the host has not proved."""
-    refuse_kept(host, kept=kept)
+    after it. ``salt``: the table's secret for origins (``origins.new_salt``, made by the caller)."""
     if not MIN_PLAYERS <= seat_count <= MAX_PLAYERS:
         raise Refusal("bad_request", f"a table has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
     if 1 + len(bots) > seat_count:
