@@ -54,31 +54,31 @@ function holderPanel(ctx, view, actions) {
     }
   };
   const time = (iso) => (iso ? html`<time datetime=${iso}>${formatDate(iso)}</time>` : t('never_used'));
+  const row = (key) => html`<li class="passkey-item" data-testid="passkey-row"><div class="passkey-text"><span class="passkey-label"
+    dir="auto">${key.label}</span><span class="hint">${t('col_created')}: ${time(key.created_at)}</span><span class="hint">${
+    t('col_last_used')}: ${time(key.last_used_at)}</span></div><button type="button" class="secondary small"
+    data-testid=${`remove-passkey-${key.id}`} aria-label=${t('remove_passkey_of', { label: key.label })} ?disabled=${view.busy}
+    @click=${() => remove(key)}>${t('remove_passkey')}</button></li>`;
+  const code = view.code ? html`<div class="device-code" data-testid="device-code-box"><p>${t('code_explain', { site: location.origin })}</p><p
+    class="code" dir="ltr" data-testid="device-code">${view.code.code.slice(0, 4)}-${view.code.code.slice(4)}</p><p class="hint">${
+    t('code_expires', { time: formatDate(view.code.expires_at) })}</p></div>` : nothing;
   return html`<section class="panel" aria-labelledby="holder-title" data-testid="passkeys-holder"><h2 id="holder-title"
-    data-testid="signed-in-as">${t('signed_in_as', { name: holder.name })}</h2><p>${pageLink(playerPath(holder.name), actions,
-    { class: 'player-link', dir: 'auto', testid: 'holder-record' }, holder.name)}</p><h3>${t('your_passkeys')}</h3><div
-    class="sheet-wrap"><table class="score-sheet passkey-list" data-testid="passkey-list"><thead><tr><th scope="col" class="start">${
-    t('col_passkey')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_last_used')}</th><th scope="col"><span
-    class="sr-only">${t('remove_passkey')}</span></th></tr></thead><tbody>${holder.passkeys.map((key) => html`<tr
-    data-testid="passkey-row"><th scope="row" class="start" dir="auto">${key.label}</th><td>${time(key.created_at)}</td><td>${
-    time(key.last_used_at)}</td><td><button type="button" class="secondary small" data-testid=${`remove-passkey-${key.id}`}
-    aria-label=${t('remove_passkey_of', { label: key.label })} ?disabled=${view.busy} @click=${() => remove(key)}>${
-    t('remove_passkey')}</button></td></tr>`)}</tbody></table></div>${last ? html`<p class="hint">${t('remove_last_note')}</p>` : nothing}<div
-    class="actions"><button type="button" class="primary" data-testid="show-code" ?disabled=${view.busy} @click=${showCode}>${
-    t('show_code')}</button><button type="button" class="secondary" data-testid="sign-out" ?disabled=${view.busy} @click=${() => step(ctx,
-    actions, api.signOut, () => t('signed_out_done'))}>${t('sign_out')}</button><button type="button" class="secondary"
-    data-testid="sign-out-everywhere" ?disabled=${view.busy} @click=${() => step(ctx, actions, api.signOutEverywhere,
-    () => t('signed_out_everywhere_done'))}>${t('sign_out_everywhere')}</button></div>${view.code ? html`<div class="device-code"
-    data-testid="device-code-box"><p>${t('code_explain', { site: location.origin })}</p><p class="code" dir="ltr"
-    data-testid="device-code">${view.code.code.slice(0, 4)}-${view.code.code.slice(4)}</p><p class="hint">${t('code_expires',
-    { time: formatDate(view.code.expires_at) })}</p></div>` : nothing}</section>`;
+    data-testid="signed-in-as"><span aria-hidden="true">🔒 </span>${t('signed_in_as', { name: holder.name })}</h2><p>${pageLink(
+    playerPath(holder.name), actions, { class: 'player-link', dir: 'auto', testid: 'holder-record' }, t('standings_of',
+    { name: holder.name }))}</p><h3>${t('your_passkeys')}</h3><ul class="passkey-list" data-testid="passkey-list">${holder.passkeys.map(row)}</ul>${
+    last ? html`<p class="hint">${t('remove_last_note')}</p>` : nothing}<div class="row"><button type="button" class="primary"
+    data-testid="show-code" ?disabled=${view.busy} @click=${showCode}>${t('show_code')}</button></div>${code}<div class="row"><button
+    type="button" class="secondary" data-testid="sign-out" ?disabled=${view.busy} @click=${() => step(ctx, actions, api.signOut,
+    () => t('signed_out_done'))}>${t('sign_out')}</button><button type="button" class="secondary" data-testid="sign-out-everywhere"
+    ?disabled=${view.busy} @click=${() => step(ctx, actions, api.signOutEverywhere, () => t('signed_out_everywhere_done'))}>${
+    t('sign_out_everywhere')}</button></div></section>`;
 }
 
 function keepPanel(ctx, view, actions, name) {
   return html`<section class="panel" aria-labelledby="keep-title" data-testid="keep-panel"><h2 id="keep-title" dir="auto">${
     t('keep_name_of', { name })}</h2><p>${t('keep_explain')}</p><button type="button" class="primary" data-testid="keep-name"
     ?disabled=${view.busy || !canKeepNames()} @click=${() => step(ctx, actions, () => keepName(name),
-    (a) => t('kept_done', { name: a.name }))}>${t('keep_name')}</button></section>`;
+    (a) => t('kept_done', { name: a.name }))}><span aria-hidden="true">🔒 </span>${t('keep_name')}</button></section>`;
 }
 
 function signInPanel(ctx, view, actions, name) {
