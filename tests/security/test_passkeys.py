@@ -15,7 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.wsclient import Client
+from app.api.standings import PlayerStandingPublic
+from tests.api.test_standings import new_game, play_out
+from tests.api.wsclient import Client, join_room
 from tests.conftest import at_head
 from tests.passkey_authenticator import SoftPasskey, b64
 
@@ -315,3 +317,33 @@ async def test_a_kept_name_is_refused_to_anyone_not_signed_in_as_it(live_any_db:
         refused(
             await stranger.post("/api/passkeys/claim/options", json={"name": "Bot 3"}), 422, "name_for_bots"
         )
+
+
+async def test_the_record_and_the_boards_say_whether_a_name_is_kept(
+    db_url: str, sqlite_at_head: Path
+) -> None:
+    async with serving(at_head(db_url, sqlite_at_head), trusted_proxies="127.0.0.1", **ROOMY) as srv:
+        async with browser(srv.base) as holder:
+            holder.headers["X-Forwarded-For"] = "198.51.100.1"  # friends from two homes: the game counts
+            assert (await claim(holder, "Sara", SoftPasskey(srv.base))).status_code == 200
+            created = (await holder.post("/api/rooms", json={"name": "SARA", "seats": 2})).json()
+        joined = await join_room(srv.base, created["code"], "Omid", address="198.51.100.2")
+        sara = await Client.connect(srv.base, created["code"])
+        omid = await Client.connect(srv.base, created["code"])
+        await sara.hello(created["token"])
+        await omid.hello(joined["token"])
+        await new_game(sara)
+        await asyncio.gather(play_out(sara), play_out(omid))
+        for client in (sara, omid):
+            await client.close()
+        async with httpx.AsyncClient(base_url=srv.base) as http:
+            record = (await http.get("/api/players/sara")).json()
+            assert record["claimed"] is True and record["games"] == 1, record
+            assert set(record) == set(PlayerStandingPublic.model_fields)  # nothing about the passkeys
+            assert (await http.get("/api/players/Omid")).json()["claimed"] is False
+            every = (await http.get("/api/leaderboard")).json()
+            assert {(r["name"], r["claimed"]) for r in every["items"]} == {("SARA", True), ("Omid", False)}
+            kept = (await http.get("/api/leaderboard", params={"claimed": "true"})).json()
+            assert [r["name"] for r in kept["items"]] == ["SARA"] and kept["total"] == 1
+            table = (await http.get(f"/api/rooms/{created['code']}/leaderboard")).json()
+            assert {(r["name"], r["claimed"]) for r in table["items"]} == {("SARA", True), ("Omid", False)}
