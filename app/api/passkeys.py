@@ -8,7 +8,7 @@ import secrets
 from datetime import datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request, Response, status
+from fastapi import APIRouter, Depends, Path, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.passkeys import (
@@ -314,7 +314,11 @@ async def me(signed_in: SignedInDep, manager: ManagerDep) -> HolderPublic:
     responses=_refused((401, "not_signed_in"), (404, "passkey_not_found")),
 )
 async def remove(
-    passkey_id: int, response: Response, signed_in: SignedInDep, rp: RpDep, manager: ManagerDep
+    passkey_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    response: Response,
+    signed_in: SignedInDep,
+    rp: RpDep,
+    manager: ManagerDep,
 ) -> Removed:
     """Remove one of the name's passkeys. Its last one frees the name and signs every browser out."""
     claim = _holder(signed_in)
