@@ -124,6 +124,15 @@ def test_keep_a_name_play_under_it_be_refused_elsewhere_add_a_device_and_remove_
     assert record["games"] == 1 and record["claimed"] is True and record["name"] == name.upper()
     phone.goto(f"{server}/standings/{name}")
     phone.wait_for_selector("[data-testid=kept-yours]")
+    # Back at the table: the game-over dialog offers to keep one's own name (kept already: the page says so).
+    phone.goto(f"{server}/r/{code}")
+    keep = phone.locator("dialog [data-testid=keep-this-name]")
+    keep.wait_for()
+    keep.scroll_into_view_if_needed()
+    screenshot(phone, f"passkeys-game-over-{lang}-{size}.png")
+    keep.click()
+    phone.wait_for_selector("[data-testid=passkeys-holder]")
+    assert phone.locator("[data-testid=keep-panel]").count() == 0  # it is this browser's already
 
     # Another browser with no passkey: told, in its language, that the name is kept.
     other = new_page(width, height, lang)

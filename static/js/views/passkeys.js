@@ -13,6 +13,9 @@ import '../i18n-passkeys.js';
 export const PASSKEYS_PATH = '/passkeys';
 export const signInPath = (name) => `${PASSKEYS_PATH}?signin=${encodeURIComponent(name)}`;
 
+/** Two spellings of one name as far as this page can tell (the server folds look-alikes too). */
+const sameName = (a, b) => a.trim().normalize('NFKC').toLowerCase() === b.trim().normalize('NFKC').toLowerCase();
+
 const pageOf = (ctx) => ({ holder: undefined, code: null, busy: false, error: null, done: null, ...ctx.page });
 
 /** Who this browser is signed in as (null: nobody), fetched afresh each visit. */
@@ -115,7 +118,7 @@ export function passkeysTemplate(ctx, actions) {
   let body;
   if (holder === undefined) body = html`<p class="loading" role="status">${t('loading')}</p>`;
   else if (holder) {
-    body = html`${keep && keep !== holder.name ? keepPanel(ctx, view, actions, keep) : nothing}${holderPanel(ctx, view, actions)}`;
+    body = html`${keep && !sameName(keep, holder.name) ? keepPanel(ctx, view, actions, keep) : nothing}${holderPanel(ctx, view, actions)}`;
   } else {
     body = html`${keep ? keepPanel(ctx, view, actions, keep) : nothing}${signInPanel(ctx, view, actions, signin)}${addDevicePanel(ctx,
       view, actions)}`;
@@ -129,7 +132,7 @@ export function passkeysTemplate(ctx, actions) {
 
 /** On a player's record: kept or not, and the way to keep it, or to sign in as it. */
 export function keptPart(record, holder, actions) {
-  if (record.claimed && holder?.name && holder.name.toLowerCase() === record.name.toLowerCase()) {
+  if (record.claimed && holder?.name && sameName(holder.name, record.name)) {
     return html`<p class="kept-note" data-testid="kept-yours"><span aria-hidden="true">🔒 </span>${t('kept_yours')} ${pageLink(PASSKEYS_PATH,
       actions, { class: 'link', testid: 'passkeys-link' }, t('passkeys_link'))}</p>`;
   }
