@@ -108,9 +108,17 @@ async def probe_database(url: str) -> None:
 
 
 async def probe_redis(url: str) -> None:
+    """PING Redis: one server, or every node of a cluster (``redis+cluster://``, ``app.rooms.redis_link``)."""
     from redis import asyncio as aioredis
+    from redis.asyncio.cluster import RedisCluster
 
-    client = aioredis.Redis.from_url(url, socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
+    from app.rooms.redis_link import is_cluster, plain_url
+
+    client: aioredis.Redis | RedisCluster = (
+        RedisCluster.from_url(plain_url(url), socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
+        if is_cluster(url)
+        else aioredis.Redis.from_url(url, socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
+    )
     try:
         await client.ping()
     finally:

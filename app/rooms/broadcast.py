@@ -1,10 +1,11 @@
 """Fan-out of room notices to listeners: one small interface, in-process or over Redis pub/sub.
 
 In one process, ``InProcessBroadcaster`` hands a notice to the room's listeners at once. With several
-processes (``REDIS_URL``), ``RedisBroadcaster`` also publishes it on the room's Redis channel, and every
-other process hands it to its own listeners; each renders per-seat views for its own sockets. A notice
-that is lost (Redis restarted, a slow subscriber dropped) is repaired by the version: the next notice is
-ahead of the room, which then reloads from the store; after a reconnection every loaded room does.
+processes (``REDIS_URL``: one Redis or a Redis Cluster, see ``redis_link``), ``RedisBroadcaster`` also
+publishes it on the room's Redis channel, and every other process hands it to its own listeners; each
+renders per-seat views for its own sockets. A notice that is lost (Redis restarted, a slow subscriber
+dropped) is repaired by the version: the next notice is ahead of the room, which then reloads from the
+store; after a reconnection every loaded room does.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from typing import Any, Protocol
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .redis_link import Link, Shard, room_channel
+
 log = logging.getLogger(__name__)
 
-CHANNEL_PREFIX = "tt:room:"
 REDIS_CONNECTIONS = 32  # per process: publishes, leases, shared limits and the one subscription
 REDIS_WAIT_SECONDS = 2.0  # the longest a publish waits for a free connection before it is given up
 REDIS_RETRIES = 3  # a command is tried again on a new connection this many times
@@ -149,40 +151,28 @@ def decode_notice(data: str, key: bytes = b"") -> tuple[str, Notice]:
 class RedisBroadcaster:
     """Local listeners hear a notice at once; other processes hear it through the room's Redis channel.
 
-    One task owns the subscription connection: it subscribes to the channels of the rooms loaded here, reads
-    notices from other processes, and after losing Redis connects again, subscribes again and asks every
-    room to resync from the store (``on_resync``), since notices published meanwhile are gone.
+    One task owns the subscriptions: on one server one connection, on a cluster one connection to each
+    primary node, each read by a task of its own that subscribes to the channels of the rooms loaded here
+    whose slot that node holds (``redis_link``). When any of them is lost (Redis restarted, a node away, a
+    slot moved) it connects them all again, subscribes again and asks every room to resync from the store
+    (``on_resync``), since notices published meanwhile are gone.
     """
 
     shared = True
 
     def __init__(self, url: str, *, on_resync: Resync | None = None, key: str = "") -> None:
-        import redis.asyncio as aioredis
-        from redis.asyncio.retry import Retry
-        from redis.backoff import ExponentialWithJitterBackoff
-
         self.process_id = uuid.uuid4().hex[:12]
         self._key = key.encode()  # signs and checks every notice on Redis (empty: unsigned)
-        # A blocking pool: at saturation hundreds of moves publish at once, and each waits for one of the
-        # pool's connections (a free one comes back within a round trip) instead of failing for want of one.
-        # Its connections retry a command that meets a dead connection (Redis restarted: every pooled
-        # connection is closed) on a new one, as the client's own default pool does.
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=REDIS_CONNECTIONS,
-            timeout=REDIS_WAIT_SECONDS,
-            retry=Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), REDIS_RETRIES),
-            decode_responses=True,
-            socket_connect_timeout=1.0,
-            socket_timeout=2.0,
+        self.link = Link(
+            url, max_connections=REDIS_CONNECTIONS, wait_seconds=REDIS_WAIT_SECONDS, retries=REDIS_RETRIES
         )
-        self.redis = aioredis.Redis.from_pool(pool)  # closing the client closes its pool
+        self.redis: Any = self.link.redis  # every command (publishes, leases, pings)
         self.on_resync: Resync = on_resync or (lambda _code: None)
         self.up = False  # subscribed and listening
         self.reconnects = 0
         self._local = InProcessBroadcaster()
-        self._subscribed: set[str] = set()
-        self._rooms_changed = False  # rooms loaded or closed since the subscriber last looked
+        self._generation = 0  # moves on when a room is loaded or closed here; each shard follows it
+        self._shard_names: dict[str, str] = {}  # code -> the shard of its channel, for the shards now
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._outbox: list[tuple[str, str]] = []  # (channel, message), in the order they were published
@@ -197,31 +187,32 @@ class RedisBroadcaster:
             self._publisher = asyncio.create_task(self._publish_outbox(), name="redis-publisher")
 
     def subscribe(self, room: str, listener: Listener) -> Callable[[], None]:
-        self._rooms_changed = True
+        self._generation += 1
         unsubscribe = self._local.subscribe(room, listener)
 
         def stop() -> None:
-            self._rooms_changed = True
+            self._generation += 1
             unsubscribe()
 
         return stop
 
     async def publish(self, notice: Notice) -> None:
         """Deliver here at once; queue for the other processes. One task sends what queued meanwhile in one
-        pipeline (one connection, one round trip), in order, so a burst of moves costs one send, not one
-        each, and no room waits for Redis under its lock."""
+        pipeline (one connection, one round trip; on a cluster one per node), in order, so a burst of moves
+        costs one send, not one each, and no room waits for Redis under its lock."""
         self._local.deliver(notice)
         if not self.up or self._closing:  # Redis is away: the others resync from the store once it is back
             return
         if len(self._outbox) >= OUTBOX_LIMIT:
             self.dropped += 1
             return
-        self._outbox.append((CHANNEL_PREFIX + notice.room, encode_notice(notice, self.process_id, self._key)))
+        self._outbox.append((room_channel(notice.room), encode_notice(notice, self.process_id, self._key)))
         self._outbox_ready.set()
 
     async def _publish_outbox(self) -> None:
         # Not ``while True``: redis-py sometimes swallows a cancellation that lands mid-command, and the loop
         # must still end when closed (close() wakes it).
+        command = self.link.publish_command
         while not self._closing:
             await self._outbox_ready.wait()
             self._outbox_ready.clear()
@@ -232,7 +223,7 @@ class RedisBroadcaster:
             try:
                 async with self.redis.pipeline(transaction=False) as pipe:
                     for channel, message in batch:
-                        pipe.publish(channel, message)
+                        pipe.execute_command(command, channel, message)
                     await pipe.execute()
             except asyncio.CancelledError:
                 raise
@@ -243,6 +234,7 @@ class RedisBroadcaster:
                 self._sending = False
 
     async def ping(self) -> None:
+        """Every node answers (one server, or each node of a cluster)."""
         await self.redis.ping()
 
     async def close(self) -> None:
@@ -260,55 +252,77 @@ class RedisBroadcaster:
             await asyncio.gather(self._task, return_exceptions=True)
         await self._local.close()
         with contextlib.suppress(Exception):
-            await self.redis.aclose()
+            await self.link.aclose()
 
     async def _listen(self) -> None:
         first = True
         while not self._closing:
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            shards: list[Shard] = []
+            readers: list[asyncio.Task[None]] = []
             try:
-                self._subscribed = set()
-                # A channel of its own, so there is always a subscription to read from.
-                await pubsub.subscribe(f"tt:process:{self.process_id}")
-                await self._follow_rooms(pubsub, resync_new=False)
+                shards = await self.link.shards()
+                self._shard_names = {}
+                for shard in shards:
+                    if not shard.sharded:  # a channel of its own, so there is always a subscription to read
+                        await shard.subscribe(f"tt:process:{self.process_id}")
+                    await self._follow_rooms(shard, resync_new=False)
                 self.up = True
                 if not first:
                     self.reconnects += 1
                     log.warning("Redis is back: resubscribed; every room resyncs from the store")
                     self.on_resync(None)
                 first = False
-                while not self._closing:  # not only the cancellation: redis-py may swallow it
-                    await self._follow_rooms(pubsub, resync_new=True)
-                    message = await pubsub.get_message(timeout=POLL_SECONDS)
-                    if message is not None and message.get("type") == "message":
-                        self._received(str(message["data"]))
+                readers = [asyncio.create_task(self._read(s), name=f"redis-shard {s.name}") for s in shards]
+                done, _ = await asyncio.wait(readers, return_when=asyncio.FIRST_COMPLETED)
+                for reader in done:
+                    reader.result()  # its error, if it failed (it ends without one only when closing)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 if self.up:
-                    log.warning("lost Redis (%s); reconnecting", exc)
+                    log.warning("lost Redis (%s: %s); reconnecting", type(exc).__name__, exc)
                 self.up = False
                 await asyncio.sleep(RETRY_SECONDS)
             finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+                for reader in readers:
+                    reader.cancel()
+                await asyncio.gather(*readers, return_exceptions=True)
+                for shard in shards:
+                    await shard.aclose()
 
-    async def _follow_rooms(self, pubsub: Any, *, resync_new: bool) -> None:
-        """Subscribe to the channels of rooms loaded since, leave those of rooms gone."""
-        if not self._rooms_changed and resync_new:
+    async def _read(self, shard: Shard) -> None:
+        """Follow the rooms loaded here on ``shard`` and hand on what other processes publish there."""
+        while not self._closing:  # not only the cancellation: redis-py may swallow it
+            await self._follow_rooms(shard, resync_new=True)
+            if not shard.pubsub.subscribed:  # a node holding none of our rooms: nothing to read yet
+                await asyncio.sleep(POLL_SECONDS)
+                continue
+            data = shard.data(await shard.pubsub.get_message(timeout=POLL_SECONDS))
+            if data is not None:
+                self._received(data)
+
+    async def _follow_rooms(self, shard: Shard, *, resync_new: bool) -> None:
+        """Subscribe to the channels of rooms loaded since on ``shard``, leave those of rooms gone."""
+        if shard.seen == self._generation:
             return
-        self._rooms_changed = False
-        wanted = self._local.rooms()
-        new, gone = wanted - self._subscribed, self._subscribed - wanted
+        shard.seen = self._generation
+        wanted = {code for code in self._local.rooms() if self._shard_of(code) == shard.name}
+        new, gone = wanted - shard.rooms, shard.rooms - wanted
         if new:
-            await pubsub.subscribe(*(CHANNEL_PREFIX + code for code in new))
-            self._subscribed |= new
+            await shard.subscribe(*(room_channel(code) for code in new))
+            shard.rooms |= new
             if resync_new:  # a notice published between the room's load and now was not heard
                 for code in new:
                     self.on_resync(code)
         if gone:
-            await pubsub.unsubscribe(*(CHANNEL_PREFIX + code for code in gone))
-            self._subscribed -= gone
+            await shard.unsubscribe(*(room_channel(code) for code in gone))
+            shard.rooms -= gone
+
+    def _shard_of(self, code: str) -> str:
+        name = self._shard_names.get(code)
+        if name is None:
+            name = self._shard_names[code] = self.link.shard_of(code)
+        return name
 
     def _received(self, data: str) -> None:
         try:

@@ -1,5 +1,7 @@
 """Who drives a table's bots and timers: in one process always this one; with Redis, the holder of the
-table's lease (``SET key process NX PX ttl``, renewed while held, released when its sockets are gone).
+table's lease (``SET key process NX PX ttl``, renewed while held, released when its sockets are gone). The
+key, ``tt:lease:{CODE}``, lives in the slot of the table's code (``redis_link``): on a Redis Cluster each
+script touches that one key, and a pipeline of renewals is split by node.
 
 The lease spares the other processes the work; it is not what keeps a move from being applied twice. That
 is the store's version check, so two processes that both believe they hold a lease for a moment (a pause
@@ -14,9 +16,10 @@ import logging
 import time
 from typing import Any, Protocol
 
+from .redis_link import lease_key
+
 log = logging.getLogger(__name__)
 
-KEY_PREFIX = "tt:lease:"
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
 return 0
@@ -79,9 +82,9 @@ class RedisLeases:
             return True
         started = time.monotonic()
         try:
-            taken = await self.redis.set(KEY_PREFIX + code, self.process_id, nx=True, px=self.ttl_ms)
+            taken = await self.redis.set(lease_key(code), self.process_id, nx=True, px=self.ttl_ms)
             if not taken:
-                taken = await self.redis.eval(_RENEW, 1, KEY_PREFIX + code, self.process_id, self.ttl_ms)
+                taken = await self.redis.eval(_RENEW, 1, lease_key(code), self.process_id, self.ttl_ms)
         except Exception as exc:  # Redis away: nobody takes new leases; the store still fences moves
             log.warning("could not take the lease of %s: %s", code, exc)
             return False
@@ -97,7 +100,7 @@ class RedisLeases:
         if self.held.pop(code, None) is None:
             return
         with contextlib.suppress(Exception):
-            await self.redis.eval(_RELEASE, 1, KEY_PREFIX + code, self.process_id)
+            await self.redis.eval(_RELEASE, 1, lease_key(code), self.process_id)
 
     async def close(self) -> None:
         """Stop renewing and release every lease. The renewal loop also looks at ``_stopping``: redis-py
@@ -119,7 +122,7 @@ class RedisLeases:
             try:
                 async with self.redis.pipeline(transaction=False) as pipe:
                     for code in codes:
-                        pipe.eval(_RENEW, 1, KEY_PREFIX + code, self.process_id, self.ttl_ms)
+                        pipe.eval(_RENEW, 1, lease_key(code), self.process_id, self.ttl_ms)
                     renewed = await pipe.execute()
             except Exception as exc:  # kept until they run out; then the driver stops acting
                 if self._stopping:

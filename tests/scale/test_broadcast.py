@@ -1,6 +1,7 @@
-"""Notices over a real Redis: a burst of publishes far larger than the connection pool (a busy process at
-saturation) all reach the other process, in no more connections than the pool allows; after Redis restarts,
-the first notice and the first lease go through (the pool's dead connections are replaced)."""
+"""Notices over a real Redis, one server and a cluster of three (``REDIS_KINDS``): a burst of publishes far
+larger than the connection pool (a busy process at saturation) all reach the other process, in no more
+connections than the pool allows; after Redis restarts (on a cluster: the node of the room), the first notice
+and the first lease go through (the pool's dead connections are replaced)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ import redis.asyncio as aioredis
 
 from app.rooms.broadcast import Notice, RedisBroadcaster, encode_notice
 from app.rooms.lease import RedisLeases
+from app.rooms.redis_link import room_channel
 
-from .cluster import RedisServer
+from .cluster import REDIS_KINDS, Redis, RedisCluster, client_of, redis_of
 
 # A redis-server of its own and no app process: light enough to run beside anything (not in the "scale"
 # group, whose clusters run one at a time on one worker).
@@ -36,15 +38,15 @@ async def _until(check: object, seconds: float = 10.0) -> None:
 class Pair:
     """A redis-server of the test's own, a process publishing on it, and what another process heard."""
 
-    server: RedisServer
+    server: Redis
     sender: RedisBroadcaster
     receiver: RedisBroadcaster
     heard: list[int] = field(default_factory=list)
 
 
-@pytest.fixture
-async def pair(tmp_path: Path) -> AsyncIterator[Pair]:
-    server = RedisServer(tmp_path)
+@pytest.fixture(params=REDIS_KINDS)
+async def pair(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Pair]:
+    server = redis_of(request.param, tmp_path)
     server.start()
     both = Pair(server, RedisBroadcaster(server.url), RedisBroadcaster(server.url))
     both.receiver.subscribe("ROOM", lambda notice: both.heard.append(notice.version))
@@ -62,19 +64,22 @@ async def pair(tmp_path: Path) -> AsyncIterator[Pair]:
 
 async def test_a_burst_of_publishes_larger_than_the_pool_all_arrive(pair: Pair) -> None:
     sender, heard = pair.sender, pair.heard
-    probe = aioredis.from_url(pair.server.url)
-    try:
-        await asyncio.gather(
-            *(sender.publish(Notice("ROOM", "state", version)) for version in range(1, BURST + 1))
-        )
-        await _until(lambda: len(heard) == BURST)
-        assert sorted(heard) == list(range(1, BURST + 1))
-        clients = await probe.client_list()
-        pool = sender.redis.connection_pool.max_connections
-        # Two pools and the probe's own connection: the burst did not open a connection per publish.
-        assert pool < BURST and len(clients) <= 2 * pool + 1
-    finally:
-        await probe.aclose()
+    await asyncio.gather(
+        *(sender.publish(Notice("ROOM", "state", version)) for version in range(1, BURST + 1))
+    )
+    await _until(lambda: len(heard) == BURST)
+    assert sorted(heard) == list(range(1, BURST + 1))
+    nodes = pair.server.nodes if isinstance(pair.server, RedisCluster) else [pair.server]
+    for node in nodes:
+        probe = aioredis.from_url(node.url)
+        try:
+            clients = await probe.client_list()
+        finally:
+            await probe.aclose()
+        # Two processes' connections and the probe's own: the burst did not open a connection per publish
+        # (one server: at most the pool; a cluster node: the one publisher's pipeline, a few commands).
+        pool = sender.redis.connection_pool.max_connections if len(nodes) == 1 else 4
+        assert pool < BURST and len(clients) <= 2 * pool + 1, (node.port, len(clients))
 
 
 async def test_after_redis_restarts_the_first_notice_and_lease_go_through(pair: Pair) -> None:
@@ -83,7 +88,7 @@ async def test_after_redis_restarts_the_first_notice_and_lease_go_through(pair: 
     try:
         await asyncio.gather(*(sender.publish(Notice("ROOM", "state", v)) for v in range(1, 9)))
         await _until(lambda: len(heard) == 8)  # the pool holds open connections now
-        server.kill()
+        server.kill("ROOM")  # on a cluster, the node that holds the room's channel and lease
         await _until(lambda: not sender.up and not receiver.up)
         server.start()
         await _until(lambda: sender.up and receiver.up)
@@ -95,11 +100,12 @@ async def test_after_redis_restarts_the_first_notice_and_lease_go_through(pair: 
         await leases.close()
 
 
-async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", REDIS_KINDS)
+async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path, kind: str) -> None:
     """Whoever reaches Redis publishes junk and forged notices on a room's channel: each is dropped on its
     own (the subscription stays up, no room is told to resync), and with a notice key a notice without its
     signature is dropped too, while the processes' own notices go through."""
-    server = RedisServer(tmp_path)
+    server = redis_of(kind, tmp_path)
     server.start()
     key = "a shared secret"
     sender, receiver = RedisBroadcaster(server.url, key=key), RedisBroadcaster(server.url, key=key)
@@ -108,7 +114,8 @@ async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path) 
     heard: list[int] = []
     receiver.subscribe("ROOM", lambda notice: heard.append(notice.version))
     sender.subscribe("ROOM", lambda _notice: None)
-    forger = aioredis.Redis.from_url(server.url)
+    forger = client_of(server)
+    command = "SPUBLISH" if kind == "cluster" else "PUBLISH"
     try:
         sender.start()
         receiver.start()
@@ -117,7 +124,7 @@ async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path) 
         unsigned = encode_notice(Notice("ROOM", "state", 99), "forger")
         wrongly_signed = encode_notice(Notice("ROOM", "state", 98), "forger", b"guessed")
         for junk in ("not json", "[1, 2]", '{"from": 1}', unsigned, wrongly_signed):
-            await forger.publish("tt:room:ROOM", junk)
+            await forger.execute_command(command, room_channel("ROOM"), junk)
         await sender.publish(Notice("ROOM", "state", 7))
         await _until(lambda: heard == [7])
         await asyncio.sleep(0.2)
