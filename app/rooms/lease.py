@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .redis_link import lease_key
@@ -65,10 +66,15 @@ class SoleProcess:
 
 
 class RedisLeases:
-    """Leases in Redis, renewed together by one task every quarter of their life."""
+    """Leases in Redis, renewed together by one task every quarter of their life. ``hearing``: whether this
+    process hears the others now (their heartbeats say who is at each table through them); while it does
+    not, it takes no lease and drives nothing, lest it play for a person connected elsewhere (on a Redis
+    Cluster a lease's node may answer while the heartbeats' node is away)."""
 
-    def __init__(self, redis: Any, process_id: str, ttl_ms: int) -> None:
-        self.redis, self.process_id, self.ttl_ms = redis, process_id, ttl_ms
+    def __init__(
+        self, redis: Any, process_id: str, ttl_ms: int, hearing: Callable[[], bool] = lambda: True
+    ) -> None:
+        self.redis, self.process_id, self.ttl_ms, self.hearing = redis, process_id, ttl_ms, hearing
         self.poll_seconds = ttl_ms / 4000
         self.held: dict[str, float] = {}  # code -> monotonic time until which it is surely ours
         self._task: asyncio.Task[None] | None = None
@@ -78,6 +84,9 @@ class RedisLeases:
         return self.held.get(code, 0.0) > time.monotonic()
 
     async def acquire(self, code: str) -> bool:
+        if not self.hearing():  # kept in Redis until it runs out, unrenewed: then anyone may take it
+            self.held.pop(code, None)
+            return False
         if self.holds(code):
             return True
         started = time.monotonic()

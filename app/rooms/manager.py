@@ -54,7 +54,13 @@ class RoomManager:
             self.redis = RedisBroadcaster(
                 settings.redis_url, on_resync=self._resync, key=settings.redis_notice_key
             )
-            self.leases = RedisLeases(self.redis.redis, self.redis.process_id, settings.lease_ms)
+            redis = self.redis
+            self.leases = RedisLeases(
+                redis.redis,
+                redis.process_id,
+                settings.lease_ms,
+                hearing=lambda: redis.hearing(EVERY_ROOM, SILENT_AFTER_SECONDS),
+            )
             broadcaster = self.redis
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
         self._heartbeat: asyncio.Task[None] | None = None

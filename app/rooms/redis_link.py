@@ -61,21 +61,45 @@ class TopologyChanged(Exception):
 
 @dataclass(eq=False)
 class Shard:
-    """One node's subscription connection and what this process follows there. On one server there is one
-    shard, which holds every channel."""
+    """One node: the client that publishes there, the subscription connection, and the rooms this process
+    follows there. On one server there is one shard, which holds every channel."""
 
     name: str
-    pubsub: Any  # redis.asyncio.client.PubSub
+    client: Any  # publishes (a client with retries: a pooled connection dead after a restart is replaced)
+    listener: Any  # whose connection subscribes (a cluster's node: no retries, a lost node must be seen)
     sharded: bool  # SSUBSCRIBE (a cluster's node) or SUBSCRIBE
-    client: Any = None  # the node's own client, closed with the shard (a cluster's node)
+    owned: bool = False  # its clients are closed with it (a cluster's node; one server's is the link's)
+    pubsub: Any = None  # redis.asyncio.client.PubSub, a new one at each connection
     rooms: set[str] = field(default_factory=set)  # codes whose channels are subscribed here
     seen: int = -1  # the broadcaster's room generation this shard last followed
+    up: bool = False  # subscribed and read
+    again: bool = False  # connected before: notices published while it was away are gone
+    up_since: float = 0.0  # monotonic, when it was last subscribed
+
+    def connect(self) -> None:
+        self.pubsub = self.listener.pubsub(ignore_subscribe_messages=not self.sharded)
+        self.rooms, self.seen = set(), -1
+
+    async def disconnect(self) -> None:
+        self.up = False
+        if self.pubsub is not None:
+            with contextlib.suppress(Exception):
+                await self.pubsub.aclose()
+            self.pubsub = None
 
     async def subscribe(self, *channels: str) -> None:
-        await (self.pubsub.ssubscribe if self.sharded else self.pubsub.subscribe)(*channels)
+        if not self.sharded:
+            await self.pubsub.subscribe(*channels)
+            return
+        for channel in channels:  # one SSUBSCRIBE names channels of one slot only (else CROSSSLOT)
+            await self.pubsub.ssubscribe(channel)
 
     async def unsubscribe(self, *channels: str) -> None:
-        await (self.pubsub.sunsubscribe if self.sharded else self.pubsub.unsubscribe)(*channels)
+        if not self.sharded:
+            await self.pubsub.unsubscribe(*channels)
+            return
+        for channel in channels:
+            await self.pubsub.sunsubscribe(channel)
 
     def data(self, message: dict[str, Any] | None) -> str | None:
         """A published message's text (None for anything else). Raises TopologyChanged when the node drops
@@ -90,11 +114,11 @@ class Shard:
         return None
 
     async def aclose(self) -> None:
-        with contextlib.suppress(Exception):
-            await self.pubsub.aclose()
-        if self.client is not None:
-            with contextlib.suppress(Exception):
-                await self.client.aclose()
+        await self.disconnect()
+        if self.owned:
+            for client in (self.client, self.listener):
+                with contextlib.suppress(Exception):
+                    await client.aclose()
 
 
 class Link:
@@ -108,6 +132,7 @@ class Link:
 
         self.cluster = is_cluster(url)
         self.url = plain_url(url)
+        self.retries = retries
         self.publish_command = "SPUBLISH" if self.cluster else "PUBLISH"
         retry = Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), retries)
         timeouts = {"socket_connect_timeout": 1.0, "socket_timeout": 2.0}
@@ -134,38 +159,58 @@ class Link:
             self.redis = aioredis.Redis.from_pool(pool)  # closing the client closes its pool
 
     async def shards(self) -> list[Shard]:
-        """Fresh subscription connections: one server's, or one per primary node of the cluster as it is now
-        (the slots are read again)."""
+        """One server's shard, or one per primary node of the cluster as it is now (the slots read again)."""
         if not self.cluster:
-            return [Shard("", self.redis.pubsub(ignore_subscribe_messages=True), sharded=False)]
-        import redis.asyncio as aioredis
-        from redis.asyncio.retry import Retry
-        from redis.backoff import NoBackoff
+            return [Shard("", self.redis, self.redis, sharded=False)]
+        await self._read_slots()
+        return [
+            Shard(
+                node.name,
+                self._node_client(node.host, node.port, retries=self.retries),
+                self._node_client(node.host, node.port, retries=0),
+                sharded=True,
+                owned=True,
+            )
+            for node in self.redis.get_primaries()
+        ]
 
+    async def moved(self, names: set[str]) -> bool:
+        """Whether the cluster's primary nodes are no longer ``names`` (a failover, a node added): read
+        again; False when that cannot be known now."""
+        try:
+            await self._read_slots()
+        except Exception:
+            return False
+        return {node.name for node in self.redis.get_primaries()} != names
+
+    async def _read_slots(self) -> None:
         if self.redis._initialize:
             await self.redis.initialize()
         else:
             await self.redis.nodes_manager.initialize()
-        shards = []
-        for node in self.redis.get_primaries():
-            # The node's own client, from the URL (user, password, TLS) at the node's address. No retries on
-            # the subscription: a lost node must be seen, since notices were lost meanwhile.
-            client = aioredis.Redis.from_url(
-                node_url(self.url, node.host, node.port),
-                decode_responses=True,
-                socket_connect_timeout=1.0,
-                socket_timeout=2.0,
-                retry=Retry(NoBackoff(), 0),
-            )
-            shards.append(Shard(node.name, client.pubsub(), sharded=True, client=client))
-        return shards
 
-    def shard_of(self, code: str) -> str:
-        """The name of the shard that holds ``code``'s channel ('' on one server)."""
+    def _node_client(self, host: str, port: int, *, retries: int) -> Any:
+        """A node's own client, from the URL (user, password, TLS) at the node's address."""
+        import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import ExponentialWithJitterBackoff
+
+        return aioredis.Redis.from_url(
+            node_url(self.url, host, port),
+            decode_responses=True,
+            socket_connect_timeout=1.0,
+            socket_timeout=2.0,
+            retry=Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), retries),
+        )
+
+    def shard_of(self, code: str) -> str | None:
+        """The name of the shard that holds ``code``'s channel ('' on one server; None: not known now)."""
         if not self.cluster:
             return ""
-        node = self.redis.get_node_from_key(room_channel(code))
-        return str(node.name)
+        try:
+            return str(self.redis.get_node_from_key(room_channel(code)).name)
+        except Exception:  # the slots not read yet, or a slot no node holds
+            return None
 
     async def aclose(self) -> None:
         await self.redis.aclose()

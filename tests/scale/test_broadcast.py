@@ -134,3 +134,50 @@ async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path, 
         await sender.close()
         await receiver.close()
         server.kill()
+
+
+async def test_a_cluster_node_away_stops_only_its_rooms_and_the_leases_of_a_process_not_hearing(
+    tmp_path: Path,
+) -> None:
+    """On a cluster, a node away loses only the notices of the rooms whose slots it holds: a room on another
+    node is heard as before. A process that does not hear the heartbeats' channel (its node away, and for a
+    while after it is back) takes no lease, even on a node that answers: it would not know who is at the
+    table through the others (seen once in the scale suite: a connected person played for)."""
+    server = RedisCluster(tmp_path)
+    server.start()
+    sender, receiver = RedisBroadcaster(server.url), RedisBroadcaster(server.url)
+    away, node = "AWAY", server.node_of("AWAY")
+    # Two rooms on the node that goes away (two slots: subscribed again together, in one command each) and
+    # one on another node.
+    also = next(f"A{i}" for i in range(100) if server.node_of(f"A{i}") is node)
+    there = next(f"R{i}" for i in range(100) if server.node_of(f"R{i}") is not node)
+    heard: dict[str, list[int]] = {away: [], also: [], there: []}
+    for room in heard:
+        receiver.subscribe(room, lambda notice: heard[notice.room].append(notice.version))
+        sender.subscribe(room, lambda _notice: None)
+    leases = RedisLeases(sender.redis, sender.process_id, 2000, hearing=lambda: sender.hearing(away, 1.0))
+    try:
+        sender.start()
+        receiver.start()
+        await _until(lambda: sender.up and receiver.up)
+        assert await leases.acquire(there)
+        server.kill(away)
+        await _until(lambda: not receiver.hearing(away, 0) and not sender.hearing(away, 0))
+        assert receiver.hearing(there, 0) and not receiver.up
+        await sender.publish(Notice(there, "state", 1))
+        await _until(lambda: heard[there] == [1])
+        assert not await leases.acquire(there) and not leases.holds(there), "a lease taken while deaf"
+        server.start()
+        await _until(lambda: sender.hearing(away, 0) and receiver.up)
+        assert not await leases.acquire(there), "a lease taken before the others could be heard again"
+        await asyncio.sleep(1.0)
+        assert await leases.acquire(there)
+        await sender.publish(Notice(away, "state", 2))
+        await sender.publish(Notice(also, "state", 3))
+        await _until(lambda: heard[away] == [2] and heard[also] == [3])
+        assert receiver.up and sender.up
+    finally:
+        await leases.close()
+        await sender.close()
+        await receiver.close()
+        server.kill()
