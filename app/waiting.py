@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.engine import make_url
 
-from app.config import Settings
+from app.config import Settings, is_redis_cluster, plain_redis_url
 
 log = logging.getLogger(__name__)
 
@@ -108,17 +108,16 @@ async def probe_database(url: str) -> None:
 
 
 async def probe_redis(url: str) -> None:
-    """PING Redis: one server, or every node of a cluster (``redis+cluster://``, ``app.rooms.redis_link``)."""
+    """PING Redis: one server, or every node of a cluster (``redis+cluster://``)."""
     from redis import asyncio as aioredis
     from redis.asyncio.cluster import RedisCluster
 
-    from app.rooms.redis_link import is_cluster, plain_url
-
-    client: aioredis.Redis | RedisCluster = (
-        RedisCluster.from_url(plain_url(url), socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
-        if is_cluster(url)
-        else aioredis.Redis.from_url(url, socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
-    )
+    client: aioredis.Redis | RedisCluster
+    if is_redis_cluster(url):
+        plain = plain_redis_url(url)
+        client = RedisCluster.from_url(plain, socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
+    else:
+        client = aioredis.Redis.from_url(url, socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
     try:
         await client.ping()
     finally:

@@ -21,10 +21,11 @@ from app.table.origins import new_salt
 from app.table.schedule import pace_of
 
 from . import paced, peers
-from .broadcast import Broadcaster, InProcessBroadcaster, Notice, RedisBroadcaster
+from .broadcast import Broadcaster, InProcessBroadcaster, Notice
 from .clock import Clock, SystemClock
 from .connection import CLOSE_RESTART
 from .lease import Leases, RedisLeases
+from .redis_broadcast import RedisBroadcaster
 from .room import Room
 from .tokens import hash_token, new_room_code, new_token, normalize_code
 

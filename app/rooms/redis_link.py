@@ -18,20 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+from app.config import is_redis_cluster, plain_redis_url
+
 CHANNEL_PREFIX = "tt:room:"
 LEASE_PREFIX = "tt:lease:"
-
-
-def is_cluster(url: str) -> bool:
-    return urlsplit(url).scheme in CLUSTER_SCHEMES
-
-
-def plain_url(url: str) -> str:
-    """The URL as redis-py reads it (a cluster's scheme made plain)."""
-    parts = urlsplit(url)
-    scheme = CLUSTER_SCHEMES.get(parts.scheme, parts.scheme)
-    return urlunsplit((scheme, *parts[1:]))
 
 
 def node_url(url: str, host: str, port: int) -> str:
@@ -130,8 +120,8 @@ class Link:
         from redis.asyncio.retry import Retry
         from redis.backoff import ExponentialWithJitterBackoff
 
-        self.cluster = is_cluster(url)
-        self.url = plain_url(url)
+        self.cluster = is_redis_cluster(url)
+        self.url = plain_redis_url(url)
         self.retries = retries
         self.publish_command = "SPUBLISH" if self.cluster else "PUBLISH"
         retry = Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), retries)
@@ -142,7 +132,8 @@ class Link:
 
             # Connections per node are not capped: redis-py's cluster pool fails a command past its cap
             # instead of waiting; the publisher sends one pipeline at a time, so few are ever open.
-            self.redis = RedisCluster.from_url(plain_url(url), retry=retry, decode_responses=True, **timeouts)
+            plain = plain_redis_url(url)
+            self.redis = RedisCluster.from_url(plain, retry=retry, decode_responses=True, **timeouts)
         else:
             # A blocking pool: at saturation hundreds of moves publish at once, and each waits for one of the
             # pool's connections (a free one comes back within a round trip) instead of failing for want of

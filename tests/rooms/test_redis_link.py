@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from redis.crc import key_slot
 
-from app.rooms.redis_link import is_cluster, lease_key, node_url, plain_url, room_channel, room_of
+from app.config import is_redis_cluster, plain_redis_url
+from app.rooms.redis_link import lease_key, node_url, room_channel, room_of
 
 
 def test_a_cluster_is_named_by_its_scheme() -> None:
-    assert is_cluster("redis+cluster://10.0.0.5:7000") and is_cluster("rediss+cluster://u:p@h:7000")
-    assert not is_cluster("redis://10.0.0.5:6379/0") and not is_cluster("rediss://h:6380")
-    assert plain_url("redis+cluster://u:p@h:7000") == "redis://u:p@h:7000"
-    assert plain_url("rediss+cluster://h:7000?ssl_cert_reqs=none") == "rediss://h:7000?ssl_cert_reqs=none"
-    assert plain_url("redis://h:6379/0") == "redis://h:6379/0"
+    assert is_redis_cluster("redis+cluster://10.0.0.5:7000") and is_redis_cluster(
+        "rediss+cluster://u:p@h:7000"
+    )
+    assert not is_redis_cluster("redis://10.0.0.5:6379/0") and not is_redis_cluster("rediss://h:6380")
+    assert plain_redis_url("redis+cluster://u:p@h:7000") == "redis://u:p@h:7000"
+    assert (
+        plain_redis_url("rediss+cluster://h:7000?ssl_cert_reqs=none") == "rediss://h:7000?ssl_cert_reqs=none"
+    )
+    assert plain_redis_url("redis://h:6379/0") == "redis://h:6379/0"
 
 
 def test_a_node_is_reached_with_the_urls_user_and_scheme() -> None:

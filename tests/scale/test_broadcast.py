@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from app.rooms.broadcast import Notice, RedisBroadcaster, encode_notice
+from app.rooms.broadcast import Notice, encode_notice
 from app.rooms.lease import RedisLeases
+from app.rooms.redis_broadcast import RedisBroadcaster
 from app.rooms.redis_link import room_channel
 
 from .cluster import REDIS_KINDS, Redis, RedisCluster, client_of, redis_of
