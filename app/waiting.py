@@ -119,7 +119,10 @@ async def probe_redis(url: str) -> None:
     else:
         client = aioredis.Redis.from_url(url, socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
     try:
-        await client.ping()
+        if isinstance(client, RedisCluster):  # by default a cluster's PING asks one node
+            await client.execute_command("PING", target_nodes=RedisCluster.ALL_NODES)
+        else:
+            await client.ping()
     finally:
         await client.aclose()
 

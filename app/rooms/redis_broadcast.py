@@ -151,8 +151,8 @@ class RedisBroadcaster:
             log.warning("could not publish %d notice(s) to Redis: %s", len(notices), exc)
 
     async def ping(self) -> None:
-        """Every node answers (one server, or each node of a cluster)."""
-        await self.redis.ping()
+        """Every node answers (one server, or each node of a cluster: by default its PING asks one)."""
+        await self.link.ping()
 
     async def close(self) -> None:
         self._closing = True

@@ -203,5 +203,12 @@ class Link:
         except Exception:  # the slots not read yet, or a slot no node holds
             return None
 
+    async def ping(self) -> None:
+        """Every node answers (a cluster's PING asks one node unless told otherwise)."""
+        if self.cluster:
+            await self.redis.execute_command("PING", target_nodes=self.redis.ALL_NODES)
+        else:
+            await self.redis.ping()
+
     async def aclose(self) -> None:
         await self.redis.aclose()

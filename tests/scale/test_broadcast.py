@@ -18,6 +18,7 @@ from app.rooms.broadcast import Notice, encode_notice
 from app.rooms.lease import RedisLeases
 from app.rooms.redis_broadcast import RedisBroadcaster
 from app.rooms.redis_link import room_channel
+from app.waiting import probe_redis
 
 from .cluster import REDIS_KINDS, Redis, RedisCluster, client_of, redis_of
 
@@ -165,6 +166,8 @@ async def test_a_cluster_node_away_stops_only_its_rooms_and_the_leases_of_a_proc
         server.kill(away)
         await _until(lambda: not receiver.hearing(away, 0) and not sender.hearing(away, 0))
         assert receiver.hearing(there, 0) and not receiver.up
+        with pytest.raises(Exception):  # noqa: B017 (readiness: every node must answer)
+            await receiver.ping()
         await sender.publish(Notice(there, "state", 1))
         await _until(lambda: heard[there] == [1])
         assert not await leases.acquire(there) and not leases.holds(there), "a lease taken while deaf"
@@ -181,4 +184,18 @@ async def test_a_cluster_node_away_stops_only_its_rooms_and_the_leases_of_a_proc
         await leases.close()
         await sender.close()
         await receiver.close()
+        server.kill()
+
+
+async def test_the_startup_probe_of_a_cluster_pings_every_node(tmp_path: Path) -> None:
+    """``redis+cluster://`` at start (app.waiting): the probe answers when every node does, and fails while
+    one is away (a process would otherwise start deaf to that node's tables)."""
+    server = RedisCluster(tmp_path)
+    server.start()
+    try:
+        await probe_redis(server.url)
+        server.kill("ROOM")
+        with pytest.raises(Exception):  # noqa: B017 (whichever error redis-py raises for a node away)
+            await probe_redis(server.url)
+    finally:
         server.kill()
