@@ -199,6 +199,23 @@ class RedisCluster:
                     return next(n for n in self.nodes if n.port == int(master[1]))
         raise RuntimeError(f"no node holds slot {slot}")
 
+    def move(self, room: str) -> RedisServer:
+        """Give ``room``'s slot (no key in it) to another node, as a reshard does; that node."""
+        from app.rooms.redis_link import room_channel
+
+        source = self.node_of(room)
+        target = next(n for n in self.nodes if n is not source)
+        with redis.Redis(port=source.port, socket_timeout=5) as one:
+            slot = int(one.execute_command("CLUSTER", "KEYSLOT", room_channel(room)))
+        ids = {}
+        for node in self.nodes:
+            with redis.Redis(port=node.port, socket_timeout=5) as one:
+                ids[node.port] = one.execute_command("CLUSTER", "MYID").decode()
+        for node in (target, source, *(n for n in self.nodes if n not in (source, target))):
+            with redis.Redis(port=node.port, socket_timeout=5) as one:
+                one.execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[target.port])
+        return target
+
     def kill(self, room: str | None = None) -> None:
         """SIGKILL the node holding ``room``'s slot (without a room: every node)."""
         victims = [self.node_of(room)] if room is not None else self.nodes

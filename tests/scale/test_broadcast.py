@@ -199,3 +199,29 @@ async def test_the_startup_probe_of_a_cluster_pings_every_node(tmp_path: Path) -
             await probe_redis(server.url)
     finally:
         server.kill()
+
+
+async def test_a_rooms_slot_moved_to_another_node_is_followed_there(tmp_path: Path) -> None:
+    """A reshard moves a room's slot: its node drops the room's subscriptions (``sunsubscribe``), every
+    process reads the slots again and subscribes on the new node, and the room's notices go on there."""
+    server = RedisCluster(tmp_path)
+    server.start()
+    sender, receiver = RedisBroadcaster(server.url), RedisBroadcaster(server.url)
+    heard: list[int] = []
+    receiver.subscribe("ROOM", lambda notice: heard.append(notice.version))
+    sender.subscribe("ROOM", lambda _notice: None)
+    try:
+        sender.start()
+        receiver.start()
+        await _until(lambda: sender.up and receiver.up)
+        await sender.publish(Notice("ROOM", "state", 1))
+        await _until(lambda: heard == [1])
+        target = server.move("ROOM")
+        await _until(lambda: sender.reconnects > 0 and receiver.reconnects > 0 and sender.up and receiver.up)
+        assert server.node_of("ROOM") is target
+        await sender.publish(Notice("ROOM", "state", 2))
+        await _until(lambda: heard == [1, 2])
+    finally:
+        await sender.close()
+        await receiver.close()
+        server.kill()
