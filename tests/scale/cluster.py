@@ -179,8 +179,9 @@ class RedisCluster:
             states = []
             known = f"cluster_known_nodes:{len(self.nodes)}"
             for node in self.nodes:
-                with contextlib.suppress(redis.RedisError), redis.Redis(port=node.port) as n:
-                    text = n.execute_command("CLUSTER", "INFO").decode()
+                probe = redis.Redis(port=node.port, socket_timeout=2)
+                with contextlib.suppress(redis.RedisError), probe:
+                    text = probe.execute_command("CLUSTER", "INFO").decode()
                     states.append("cluster_state:ok" in text and known in text)
             if len(states) == len(self.nodes) and all(states):
                 return
