@@ -75,6 +75,9 @@ class InProcessBroadcaster:
     def rooms(self) -> set[str]:
         return set(self._listeners)
 
+    def listened(self, room: str) -> bool:
+        return room in self._listeners
+
     async def publish(self, notice: Notice) -> None:
         self.deliver(notice)
 

@@ -56,7 +56,7 @@ class RedisBroadcaster:
         self._local = InProcessBroadcaster()
         self._generation = 0  # moves on when a room is loaded or closed here; each shard follows it
         self._shards: dict[str, Shard] = {}  # by name, as the cluster's slots were last read
-        self._shard_names: dict[str, str | None] = {}  # code -> the name of its channel's shard, for those
+        self._shard_names: dict[str, str | None] = {}  # code -> the name of its channel's shard (a cache)
         self._been_up: set[str] = set()  # shards (by name) that were subscribed once
         self._task: asyncio.Task[None] | None = None
         self._closing = False
@@ -91,6 +91,8 @@ class RedisBroadcaster:
         def stop() -> None:
             self._generation += 1
             unsubscribe()
+            if not self._local.listened(room):  # the cache holds the rooms loaded here, no more
+                self._shard_names.pop(room, None)
 
         return stop
 
@@ -112,9 +114,12 @@ class RedisBroadcaster:
     def _shard(self, room: str) -> Shard | None:
         if not self._shards:
             return None
-        if room not in self._shard_names:
-            self._shard_names[room] = self.link.shard_of(room)
-        name = self._shard_names[room]
+        if room in self._shard_names:
+            name = self._shard_names[room]
+        else:
+            name = self.link.shard_of(room)
+            if self._local.listened(room):  # kept while the room is loaded here (``subscribe``'s stop)
+                self._shard_names[room] = name
         return None if name is None else self._shards.get(name)
 
     async def _publish_outbox(self) -> None:

@@ -225,3 +225,17 @@ async def test_a_rooms_slot_moved_to_another_node_is_followed_there(tmp_path: Pa
         await sender.close()
         await receiver.close()
         server.kill()
+
+
+async def test_what_a_process_remembers_of_rooms_is_only_the_rooms_loaded_there(pair: Pair) -> None:
+    """The shard of each room's channel is remembered while the room is loaded, and forgotten with it (a
+    process that served a million tables in a week keeps no trace of them)."""
+    sender = pair.sender
+    stops = [sender.subscribe(f"T{i}", lambda _notice: None) for i in range(50)]
+    for i in range(50):
+        await sender.publish(Notice(f"T{i}", "state", 1))
+    assert len(sender._shard_names) >= 50
+    for stop in stops:
+        stop()
+    await sender.publish(Notice("T0", "state", 2))  # a last notice after the room closed
+    assert set(sender._shard_names) <= {"ROOM"}
