@@ -119,6 +119,11 @@ class Settings(BaseSettings):
     # Subscription changes (on, off) one client address may make per minute (bursts of a third).
     max_push_changes_per_minute: int = Field(default=30, ge=1)
 
+    # Names kept with passkeys: passkey requests (ceremonies, codes, sign-outs) one client address may make
+    # per minute (bursts of a third), and how many days a browser stays signed in as a kept name.
+    max_passkey_requests_per_minute: int = Field(default=60, ge=1)
+    session_days: int = Field(default=30, ge=1, le=400)
+
     @field_validator("trusted_proxies")
     @classmethod
     def _proxies_are_addresses(cls, value: str) -> str:

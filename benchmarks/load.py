@@ -58,6 +58,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import math
 import os
 import random
 import resource
@@ -139,7 +140,8 @@ class Stats:
     peak_rss: float = 0.0
     stopped_early: bool = False
     server_notes: list[str] = field(default_factory=list)  # each app process's own figures (server_latency)
-    window_start: float = 0.0  # perf_counter: moves sent before it are the warm-up's, not measured
+    window_start: float = math.inf  # perf_counter, set when the window opens: moves sent before it (the
+    # warm-up's) are not measured (0.0 here counted the warm-up's acks, before 2026-12-05)
     storms: list[Storm] = field(default_factory=list)  # the connect at the start, and a restart's
     watcher_messages: int = 0
     profile: Counter[str] = field(default_factory=Counter)  # --profile: the server's busy samples by layer
@@ -799,7 +801,11 @@ def profile_lines(stats: Stats, heading: str) -> list[str]:
 def run_processes(args: argparse.Namespace) -> None:
     """Each configuration in turn, then a summary with ratios to the first (same run, same machine)."""
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; load {os.getloadavg()[0]:.1f}")
-    print(f"{args.tables} tables x 4 sockets, think {args.think} s, window {args.duration} s", flush=True)
+    print(
+        f"{args.tables} tables x 4 sockets, think {args.think} s, "
+        f"window {args.duration} s after a warm-up of {args.warmup} s",
+        flush=True,
+    )
     rows = []
     # One process is the same under any policy; more are run under each one asked for.
     configurations = [
@@ -814,7 +820,9 @@ def run_processes(args: argparse.Namespace) -> None:
         print(f"== {n} process{'es' if n > 1 else ''} behind Caddy ({policy}){redis}; {load}", flush=True)
         stats, checks = run_configuration(n, args, policy, kind)
         moves = len(stats.ack_ms) / stats.elapsed
-        rows.append((f"{n} ({policy}{', ' + kind if n > 1 else ''})", stats, moves))
+        rows.append(
+            (f"{n} process{'es' if n > 1 else ''} ({policy}{', ' + kind if n > 1 else ''})", stats, moves)
+        )
         print(f"  load average after it {os.getloadavg()[0]:.1f}")
         print(f"  committed moves/s {moves:.0f}; errors {len(stats.errors)}; reconnects {stats.reconnects}")
         print("  " + spread("action->ack      ", stats.ack_ms))
@@ -847,7 +855,7 @@ def run_processes(args: argparse.Namespace) -> None:
             else ""
         )
         print(
-            f"  {n} process(es): {moves:6.0f} moves/s ({moves / first[2]:.2f}x), broadcast p50 "
+            f"  {n}: {moves:6.0f} moves/s ({moves / first[2]:.2f}x), broadcast p50 "
             f"{percentile(stats.broadcast_ms, 0.5):.1f} ms p99 {p99:.1f} ms "
             f"({p99 / percentile(first[1].broadcast_ms, 0.99):.2f}x), app CPU per move {1000 * app:.2f} ms "
             f"({app / first_app:.2f}x){redis_part}, "
@@ -912,6 +920,7 @@ def run_configuration(
                 args.duration,
                 args.kill_one_after,
                 others,
+                warmup=args.warmup,
                 profile=args.profile,
             )
         )

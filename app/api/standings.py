@@ -49,6 +49,7 @@ SUMMARY_EXAMPLE: dict[str, Any] = {
     "rounds_out_first": 17,
     "perfect_games": 0,
     "last_played": "2026-12-01T21:40:12Z",
+    "claimed": True,
 }
 
 
@@ -68,6 +69,10 @@ class PlayerSummaryPublic(BaseModel):
     rounds_out_first: int = Field(description="rounds in which this player went out first")
     perfect_games: int = Field(description="games in which this player went out first in every round")
     last_played: datetime
+    claimed: bool = Field(
+        description="the name is kept with a passkey: only its holder's browsers sit down under it (or a "
+        "look-alike of it)"
+    )
 
     model_config = {"json_schema_extra": {"examples": [SUMMARY_EXAMPLE]}}
 
@@ -193,9 +198,10 @@ async def leaderboard(
     min_games: Annotated[int, Query(ge=1, le=10_000, description="only players with this many games")] = 1,
     limit: Limit = 20,
     offset: Offset = 0,
+    claimed: Annotated[bool, Query(description="only names kept with a passkey")] = False,
 ) -> dict[str, Any]:
     """Every player on this server with at least ``min_games`` counted finished games, best first."""
-    page = await standings.players(by, min_games=min_games, limit=limit, offset=offset)
+    page = await standings.players(by, min_games=min_games, limit=limit, offset=offset, claimed=claimed)
     return _page(page.items, page.total, limit, offset)
 
 

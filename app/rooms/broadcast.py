@@ -58,6 +58,7 @@ class InProcessBroadcaster:
 
     def __init__(self) -> None:
         self.process_id = uuid.uuid4().hex[:12]
+        self._own = f'{{"from":"{self.process_id}",'  # how this process's notices begin (``encode_notice``)
         self._listeners: dict[str, list[Listener]] = defaultdict(list)
 
     def subscribe(self, room: str, listener: Listener) -> Callable[[], None]:

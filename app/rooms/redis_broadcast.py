@@ -46,6 +46,7 @@ class RedisBroadcaster:
 
     def __init__(self, url: str, *, on_resync: Resync | None = None, key: str = "") -> None:
         self.process_id = uuid.uuid4().hex[:12]
+        self._own = f'{{"from":"{self.process_id}",'  # how this process's notices begin (``encode_notice``)
         self._key = key.encode()  # signs and checks every notice on Redis (empty: unsigned)
         self.link = Link(
             url, max_connections=REDIS_CONNECTIONS, wait_seconds=REDIS_WAIT_SECONDS, retries=REDIS_RETRIES
@@ -261,6 +262,9 @@ class RedisBroadcaster:
             shard.rooms -= gone
 
     def _received(self, data: str) -> None:
+        body = data.partition(".")[2] if self._key else data
+        if body.startswith(self._own):  # ours, back from Redis (delivered here when published): not read
+            return
         try:
             sender, notice = decode_notice(data, self._key)
         except ValueError:

@@ -13,7 +13,7 @@ from sqlalchemy import Integer, cast, func, or_, select, true
 from app.table.text import name_skeleton
 
 from .history import Page
-from .models import GamePlayerRow, GameRow, PlayerStandingRow
+from .models import GamePlayerRow, GameRow, NameClaimRow, PlayerStandingRow
 from .store import Store
 
 RECENT = 20  # a player's record lists this many of their latest games
@@ -72,6 +72,7 @@ class PlayerSummary:
     rounds_out_first: int
     perfect_games: int
     last_played: datetime
+    claimed: bool = False  # the name is kept with a passkey (``app.store.passkeys``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ class GameStanding:
     finished_at: datetime
 
 
-def _summary(row: Any) -> PlayerSummary:
+def _summary(row: Any, claimed: bool = False) -> PlayerSummary:
     return PlayerSummary(
         row.name,
         row.games,
@@ -109,7 +110,17 @@ def _summary(row: Any) -> PlayerSummary:
         row.rounds_out_first,
         row.perfect_games,
         row.last_played,
+        bool(claimed),
     )
+
+
+# Whether a record's name is kept with a passkey: its skeleton is claimed (the claims' unique index).
+_CLAIMED = (
+    select(NameClaimRow.id)
+    .where(NameClaimRow.skeleton == PlayerStandingRow.skeleton)
+    .correlate(PlayerStandingRow)
+    .exists()
+)
 
 
 _PLAYER_ORDER = {
@@ -174,10 +185,11 @@ class Standings:
                     .limit(RECENT)
                 )
             ).all()
+            kept = await session.scalar(select(NameClaimRow.id).where(NameClaimRow.skeleton == skeleton))
         best, worst = marks[row.best_game_id], marks[row.worst_game_id]
         assert best[1] is not None and worst[1] is not None  # a counted game is a finished one
         return PlayerStanding(
-            _summary(row),
+            _summary(row, kept is not None),
             row.first_played,
             GameMark(row.best_total, best[0], best[1]),
             GameMark(row.worst_total, worst[0], worst[1]),
@@ -188,22 +200,25 @@ class Standings:
         )
 
     async def players(
-        self, order: PlayerOrder, *, min_games: int, limit: int, offset: int
+        self, order: PlayerOrder, *, min_games: int, limit: int, offset: int, claimed: bool = False
     ) -> Page[PlayerSummary]:
-        """The players' board: every name with at least ``min_games`` counted games, best first."""
-        where = PlayerStandingRow.games >= min_games
+        """The players' board: every name with at least ``min_games`` counted games, best first (``claimed``:
+        only names kept with a passkey)."""
+        where = [PlayerStandingRow.games >= min_games]
+        if claimed:
+            where.append(_CLAIMED)
         async with self.sessions() as session:
-            total = await session.scalar(select(func.count()).select_from(PlayerStandingRow).where(where))
+            total = await session.scalar(select(func.count()).select_from(PlayerStandingRow).where(*where))
             rows = (
-                await session.scalars(
-                    select(PlayerStandingRow)
-                    .where(where)
+                await session.execute(
+                    select(PlayerStandingRow, _CLAIMED)
+                    .where(*where)
                     .order_by(*_PLAYER_ORDER[order], PlayerStandingRow.skeleton)
                     .limit(limit)
                     .offset(offset)
                 )
             ).all()
-        return Page([_summary(r) for r in rows], int(total or 0))
+        return Page([_summary(r, kept) for r, kept in rows], int(total or 0))
 
     async def games(self, order: GameOrder, *, limit: int, offset: int) -> Page[GameStanding]:
         """The finished games' board: each counted seat's final total, the lowest (or highest) first. Its
@@ -254,6 +269,10 @@ class Standings:
                 func.sum(GamePlayerRow.rounds_out_first).label("rounds_out_first"),
                 func.sum(cast(GamePlayerRow.perfect, Integer)).label("perfect_games"),
                 func.max(GamePlayerRow.finished_at).label("last_played"),
+                select(NameClaimRow.id)
+                .where(NameClaimRow.skeleton == GamePlayerRow.skeleton)
+                .exists()
+                .label("claimed"),
             )
             .where(
                 GamePlayerRow.game_id.in_(select(GameRow.id).where(GameRow.room_code == code)),
@@ -268,4 +287,4 @@ class Standings:
                     query.order_by(wins.desc(), average, GamePlayerRow.skeleton).limit(limit).offset(offset)
                 )
             ).all()
-        return Page([_summary(r) for r in rows], int(total or 0))
+        return Page([_summary(r, r.claimed) for r in rows], int(total or 0))

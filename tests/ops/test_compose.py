@@ -106,8 +106,9 @@ def test_the_scale_file_leaves_caddy_as_the_only_entry() -> None:
 
 def test_the_scale_profile_runs_redis_and_balances_every_replica_through_caddy() -> None:
     """`--profile scale --scale app=N`: the replicas share Redis (when REDIS_URL is set), wait for it when it
-    runs, and Caddy's configuration (checked by Caddy itself) balances every replica it finds in DNS, a table's
-    requests on one replica by the hash of the code in their path (a client's own ``X-Table`` dropped)."""
+    runs, and Caddy's configuration (checked by Caddy itself) balances every replica it finds in DNS, a
+    table's requests on one replica by the hash of the code in their path (a client's own ``X-Table``
+    dropped)."""
     import json
     import os
     import shutil

@@ -286,6 +286,9 @@ class Cluster:
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     balancer_port: int = 0
     balancer: subprocess.Popen[bytes] | None = None
+    balancers: list[subprocess.Popen[bytes]] = field(
+        default_factory=list
+    )  # more of them (``another_balancer``)
     env: dict[str, str] = field(default_factory=dict)
     users: list[str] = field(default_factory=list)  # each process's Redis user (a new one at each start)
     restarts: list[int] = field(default_factory=list)  # how often each process was restarted
@@ -314,21 +317,31 @@ class Cluster:
         for i, proc in enumerate(self.procs):
             wait_ready(proc, self.direct(i), self.log(i), timeout=120)
 
-    def start_balancer(self, policy: str = "table") -> None:
+    def start_balancer(self) -> None:
+        """The balancer of ``base``: Caddy hashing a table's code (``caddyfile``)."""
+        self.balancer_port, self.balancer = self._caddy("table")
+
+    def another_balancer(self, policy: str) -> str:
+        """One more Caddy in front of the same processes, balancing by ``policy``; its address."""
+        port, proc = self._caddy(policy)
+        self.balancers.append(proc)
+        return f"http://127.0.0.1:{port}"
+
+    def _caddy(self, policy: str) -> tuple[int, subprocess.Popen[bytes]]:
         binary = need(CADDY)
-        self.balancer_port = free_port()
-        config = self.tmp / "Caddyfile"
-        config.write_text(caddyfile(self.balancer_port, self.ports, policy))
+        port = free_port()
+        config = self.tmp / f"Caddyfile-{port}"
+        config.write_text(caddyfile(port, self.ports, policy))
         env = {
             **os.environ,
             "HOME": str(self.tmp),
             "XDG_DATA_HOME": str(self.tmp / "data"),
             "XDG_CONFIG_HOME": str(self.tmp / "config"),
         }
-        self.balancer = start(
-            [binary, "run", "--config", str(config), "--adapter", "caddyfile"], env, self.tmp / "caddy.log"
-        )
-        wait_ready(self.balancer, self.base, self.tmp / "caddy.log", timeout=20)
+        log = self.tmp / f"caddy-{port}.log"
+        proc = start([binary, "run", "--config", str(config), "--adapter", "caddyfile"], env, log)
+        wait_ready(proc, f"http://127.0.0.1:{port}", log, timeout=20)
+        return port, proc
 
     def kill(self, index: int) -> None:
         """SIGKILL one process: what a crash does."""
@@ -360,18 +373,17 @@ class Cluster:
         wait_ready(self.procs[index], self.direct(index), self.log(index), timeout=60)
 
     def stop_all(self) -> None:
-        for proc in [*self.procs, *([self.balancer] if self.balancer else [])]:
+        for proc in [*self.procs, *([self.balancer] if self.balancer else []), *self.balancers]:
             stop(proc)
         self.redis.kill()
 
 
 @contextlib.asynccontextmanager
 async def running_cluster(
-    tmp: Path, processes: int = 3, policy: str = "table", redis_kind: str = "single", **env: str
+    tmp: Path, processes: int = 3, redis_kind: str = "single", **env: str
 ) -> AsyncIterator[tuple[Cluster, Store]]:
     """PostgreSQL + own Redis (``redis_kind``: one server, or a cluster of three nodes) + ``processes`` app
-    processes (each its own Redis user) + Caddy balancing by ``policy`` (``caddyfile``); everything stopped
-    afterwards."""
+    processes (each its own Redis user) + Caddy; everything stopped afterwards."""
     async with fresh_pg_database() as db_url:
         redis = redis_of(redis_kind, tmp)
         cluster = Cluster(tmp, db_url, redis, [free_port() for _ in range(processes)])
@@ -385,7 +397,7 @@ async def running_cluster(
         try:
             redis.start()
             await asyncio.to_thread(cluster.start_apps)
-            await asyncio.to_thread(cluster.start_balancer, policy)
+            await asyncio.to_thread(cluster.start_balancer)
             yield cluster, store
         finally:
             await store.close()

@@ -239,3 +239,28 @@ async def test_what_a_process_remembers_of_rooms_is_only_the_rooms_loaded_there(
         stop()
     await sender.publish(Notice("T0", "state", 2))  # a last notice after the room closed
     assert set(sender._shard_names) <= {"ROOM"}
+
+
+async def test_a_processs_own_notices_back_from_redis_are_not_read_again(
+    pair: Pair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sender is subscribed to the room too (it has the table loaded), so Redis hands it back every notice
+    it published; it heard each one when publishing, and drops the copy without parsing it."""
+    import app.rooms.redis_broadcast as broadcast
+
+    decoded: list[str] = []
+    decode = broadcast.decode_notice
+
+    def counted(data: str, key: bytes = b"") -> tuple[str, Notice]:
+        decoded.append(data)
+        return decode(data, key)
+
+    monkeypatch.setattr(broadcast, "decode_notice", counted)
+    own: list[int] = []
+    pair.sender.subscribe("ROOM", lambda notice: own.append(notice.version))
+    for version in range(1, 51):
+        await pair.sender.publish(Notice("ROOM", "moves", version, {}))
+    await _until(lambda: len(pair.heard) == 50)
+    await asyncio.sleep(0.3)  # the sender's copies have come back by now
+    assert own == list(range(1, 51)), "heard once each, when published"
+    assert len(decoded) == 50, "only the receiver read them"
