@@ -41,6 +41,12 @@ the run's own. Each value runs in turn in the same invocation, and the summary g
 
     python benchmarks/load.py --processes 1 2 --balance table round_robin --tables 250 --think 1 --duration 30
 
+``--redis single cluster`` runs each configuration of more than one process on one redis-server and on a Redis
+Cluster of three nodes (tests/scale/cluster.py's ``RedisCluster``; ``REDIS_URL=redis+cluster://``), and
+reports Redis's CPU per committed move (the three nodes' CPU summed) with its ratio to the first Redis's:
+
+    python benchmarks/load.py --processes 3 --redis single cluster --tables 100 --think 1 --duration 30
+
 ``--kill-one-after S`` SIGKILLs one process after S seconds; its sockets reconnect through Caddy (with the
 browser's back-off) and the failover time (SIGKILL -> first state on the new socket) is reported.
 """
@@ -683,6 +689,13 @@ def main() -> None:
         "--kill-one-after", type=float, default=None, help="with --processes: SIGKILL one process after S s"
     )
     parser.add_argument(
+        "--redis",
+        nargs="+",
+        choices=("single", "cluster"),
+        default=["single"],
+        help="with --processes above 1: one redis-server or a Redis Cluster of three nodes (each in turn)",
+    )
+    parser.add_argument(
         "--balance",
         nargs="+",
         choices=("table", "round_robin"),
@@ -796,16 +809,21 @@ def run_processes(args: argparse.Namespace) -> None:
     rows = []
     # One process is the same under any policy; more are run under each one asked for.
     configurations = [
-        (n, policy) for n in args.processes for policy in (args.balance[:1] if n == 1 else args.balance)
+        (n, policy, kind)
+        for n in args.processes
+        for policy in (args.balance[:1] if n == 1 else args.balance)
+        for kind in (args.redis[:1] if n == 1 else args.redis)
     ]
-    for n, policy in configurations:
-        print(
-            f"== {n} process{'es' if n > 1 else ''} behind Caddy ({policy})" + (" + Redis" if n > 1 else ""),
-            flush=True,
-        )
-        stats, checks = run_configuration(n, args, policy)
+    for n, policy, kind in configurations:
+        redis = {"single": " + Redis", "cluster": " + Redis Cluster (3 nodes)"}[kind] if n > 1 else ""
+        load = f"load {os.getloadavg()[0]:.1f}"
+        print(f"== {n} process{'es' if n > 1 else ''} behind Caddy ({policy}){redis}; {load}", flush=True)
+        stats, checks = run_configuration(n, args, policy, kind)
         moves = len(stats.ack_ms) / stats.elapsed
-        rows.append((f"{n} process{'es' if n > 1 else ''} ({policy})", stats, moves))
+        rows.append(
+            (f"{n} process{'es' if n > 1 else ''} ({policy}{', ' + kind if n > 1 else ''})", stats, moves)
+        )
+        print(f"  load average after it {os.getloadavg()[0]:.1f}")
         print(f"  committed moves/s {moves:.0f}; errors {len(stats.errors)}; reconnects {stats.reconnects}")
         print("  " + spread("action->ack      ", stats.ack_ms))
         print("  " + spread("action->broadcast", stats.broadcast_ms))
@@ -826,28 +844,36 @@ def run_processes(args: argparse.Namespace) -> None:
     first = rows[0]
     print("summary (ratios to the first configuration, measured in this run):")
     first_app = app_cpu_per_move(first[1])
+    first_redis = next((r for _, st, _ in rows if (r := redis_cpu_per_move(st)) is not None), None)
     for n, stats, moves in rows:
         p99 = percentile(stats.broadcast_ms, 0.99)
         app = app_cpu_per_move(stats)
+        redis = redis_cpu_per_move(stats)
+        redis_part = (
+            f", Redis CPU per move {1000 * redis:.3f} ms ({redis / first_redis:.2f}x)"
+            if redis is not None and first_redis
+            else ""
+        )
         print(
             f"  {n}: {moves:6.0f} moves/s ({moves / first[2]:.2f}x), broadcast p50 "
             f"{percentile(stats.broadcast_ms, 0.5):.1f} ms p99 {p99:.1f} ms "
             f"({p99 / percentile(first[1].broadcast_ms, 0.99):.2f}x), app CPU per move {1000 * app:.2f} ms "
-            f"({app / first_app:.2f}x), generator CPU {100 * stats.generator_cpu / stats.elapsed:.0f}%"
+            f"({app / first_app:.2f}x){redis_part}, "
+            f"generator CPU {100 * stats.generator_cpu / stats.elapsed:.0f}%"
         )
 
 
 def run_configuration(
-    n: int, args: argparse.Namespace, policy: str = "table"
+    n: int, args: argparse.Namespace, policy: str = "table", redis_kind: str = "single"
 ) -> tuple[Stats, tuple[int, int, int]]:
-    """n app processes on a fresh PostgreSQL database (and a redis-server when n > 1), behind Caddy balancing
-    by ``policy``."""
-    from tests.scale.cluster import RedisServer, caddyfile
+    """n app processes on a fresh PostgreSQL database (and when n > 1 a redis-server, or a Redis Cluster of
+    three nodes: ``redis_kind``), behind Caddy balancing by ``policy``."""
+    from tests.scale.cluster import RedisCluster, caddyfile, redis_of
 
     tmp = Path(tempfile.mkdtemp(prefix="load-"))
     base_url = os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
     database_url = asyncio.run(create_database(base_url))
-    redis = RedisServer(tmp) if n > 1 else None
+    redis = redis_of(redis_kind, tmp) if n > 1 else None
     servers: list[Server] = []
     caddy: subprocess.Popen[bytes] | None = None
     try:
@@ -878,8 +904,10 @@ def run_configuration(
             )
         base = f"http://127.0.0.1:{balancer_port}"
         others = {"caddy": caddy.pid}
-        if redis is not None and redis.proc is not None:
-            others["redis"] = redis.proc.pid
+        nodes = redis.nodes if isinstance(redis, RedisCluster) else [redis] if redis is not None else []
+        for i, node in enumerate(nodes):
+            if node.proc is not None:
+                others["redis" if len(nodes) == 1 else f"redis{i}"] = node.proc.pid
         wait_http(f"{base}/readyz")
         time.sleep(1.5)  # every upstream passes Caddy's first health checks
         stats = asyncio.run(
@@ -956,6 +984,12 @@ async def drop_database(base_url: str, url: str) -> None:
 def app_cpu_per_move(stats: Stats) -> float:
     """Seconds of CPU the app processes used per committed move in the window."""
     return stats.server_cpu / max(1, len(stats.ack_ms))
+
+
+def redis_cpu_per_move(stats: Stats) -> float | None:
+    """Seconds of CPU Redis used per committed move in the window (a cluster's nodes summed); None: none."""
+    used = [cpu for name, cpu in stats.other_cpu.items() if name.startswith("redis")]
+    return sum(used) / max(1, len(stats.ack_ms)) if used else None
 
 
 def cpu_lines(stats: Stats) -> list[str]:

@@ -21,10 +21,11 @@ from app.table.origins import new_salt
 from app.table.schedule import pace_of
 
 from . import paced, peers
-from .broadcast import Broadcaster, InProcessBroadcaster, Notice, RedisBroadcaster
+from .broadcast import Broadcaster, InProcessBroadcaster, Notice
 from .clock import Clock, SystemClock
 from .connection import CLOSE_RESTART
 from .lease import Leases, RedisLeases
+from .redis_broadcast import RedisBroadcaster
 from .room import Room
 from .tokens import hash_token, new_room_code, new_token, normalize_code
 
@@ -56,7 +57,13 @@ class RoomManager:
             self.redis = RedisBroadcaster(
                 settings.redis_url, on_resync=self._resync, key=settings.redis_notice_key
             )
-            self.leases = RedisLeases(self.redis.redis, self.redis.process_id, settings.lease_ms)
+            redis = self.redis
+            self.leases = RedisLeases(
+                redis.redis,
+                redis.process_id,
+                settings.lease_ms,
+                hearing=lambda: redis.hearing(EVERY_ROOM, SILENT_AFTER_SECONDS),
+            )
             broadcaster = self.redis
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
         self._heartbeat: asyncio.Task[None] | None = None

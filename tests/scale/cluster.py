@@ -15,11 +15,13 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import redis
 
+from app.rooms.redis_link import Link
 from app.store import Store
 from tests.api.wsclient import free_port
 from tests.conftest import fresh_pg_database, services_required
@@ -46,11 +48,12 @@ class RedisServer:
     """A redis-server of this test's own (no persistence of data), which the test may kill and start again.
     Its ACL users are kept in an ACL file, so they outlive a restart as a real deployment's do."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, *extra: str) -> None:
         self.binary = need(REDIS_SERVER)
         self.port = free_port()
         self.log = tmp / "redis.log"
         self.acl_file = tmp / "redis.acl"
+        self.extra = list(extra)  # more redis-server arguments (a cluster node's)
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -67,9 +70,9 @@ class RedisServer:
         self._acl("SETUSER", user, "reset", "on", "nopass", "~*", "&*", "+@all")
 
     def mute(self, user: str) -> None:
-        """From now on ``user``'s PUBLISH fails (NOPERM), on its open connections too; everything else
-        (subscriptions, SET, EVAL) goes on working."""
-        self._acl("SETUSER", user, "-publish")
+        """From now on ``user``'s PUBLISH and SPUBLISH fail (NOPERM), on its open connections too; everything
+        else (subscriptions, SET, EVAL) goes on working."""
+        self._acl("SETUSER", user, "-publish", "-spublish")
 
     def _acl(self, *args: str) -> None:
         with redis.Redis(port=self.port, socket_timeout=5) as admin:
@@ -89,6 +92,7 @@ class RedisServer:
             "no",
             "--aclfile",
             str(self.acl_file),
+            *self.extra,
         ]
         self.acl_file.touch()  # (redis-server refuses a missing ACL file)
         self.proc = start(args, dict(os.environ), self.log)
@@ -105,9 +109,134 @@ class RedisServer:
                 raise RuntimeError(f"redis-server did not start:\n{self.log.read_text()[-2000:]}")
             time.sleep(0.05)
 
-    def kill(self) -> None:
+    def kill(self, room: str | None = None) -> None:
+        """SIGKILL the server (``room``: for a cluster's sake; one server holds every room)."""
         if self.proc is not None:
             stop(self.proc)
+
+
+class RedisCluster:
+    """A Redis Cluster of this test's own: ``nodes`` redis-servers (cluster mode, no replicas, each its own
+    directory, config file and ACL file) joined by ``redis-cli --cluster create``. ``kill`` and ``start``
+    stop one node and start it again on its port and config file, so it rejoins with its slots. The same
+    users as ``RedisServer``'s, on every node. ``cluster-require-full-coverage no``: while a node is away
+    the other nodes go on serving their slots (with no replica, its own slots wait for it)."""
+
+    def __init__(self, tmp: Path, nodes: int = 3) -> None:
+        self.cli = need("redis-cli")
+        self.nodes: list[RedisServer] = []
+        for i in range(nodes):
+            where = tmp / f"redis{i}"
+            where.mkdir(parents=True, exist_ok=True)
+            node = RedisServer(where)
+            node.extra = [
+                *("--cluster-enabled", "yes", "--cluster-config-file", str(where / "nodes.conf")),
+                *("--cluster-port", str(free_port()), "--cluster-node-timeout", "2000"),
+                *("--cluster-require-full-coverage", "no", "--dir", str(where)),
+            ]
+            self.nodes.append(node)
+        self.killed: list[RedisServer] = []  # stopped by ``kill``: ``start`` starts them again
+        self.created = False
+
+    @property
+    def url(self) -> str:
+        return f"redis+cluster://127.0.0.1:{self.nodes[0].port}"
+
+    def user_url(self, user: str) -> str:
+        return f"redis+cluster://{user}:x@127.0.0.1:{self.nodes[0].port}"
+
+    def add_user(self, user: str) -> None:
+        for node in self.nodes:
+            node.add_user(user)
+
+    def mute(self, user: str) -> None:
+        for node in self.nodes:
+            node.mute(user)
+
+    def start(self) -> None:
+        """Start every node and join them (the first time), or start the nodes ``kill`` stopped again."""
+        if self.created:
+            for node in self.killed:
+                node.start()
+            self.killed = []
+        else:
+            for node in self.nodes:
+                node.start()
+            self.created = True
+            addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+            subprocess.run(
+                [self.cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"],
+                check=True,
+                capture_output=True,
+                timeout=60,
+            )
+        self.wait_ok()
+
+    def wait_ok(self, seconds: float = 30) -> None:
+        """Until every node says ``cluster_state:ok`` and knows every other node."""
+        deadline = time.monotonic() + seconds
+        while True:
+            states = []
+            known = f"cluster_known_nodes:{len(self.nodes)}"
+            for node in self.nodes:
+                probe = redis.Redis(port=node.port, socket_timeout=2)
+                with contextlib.suppress(redis.RedisError), probe:
+                    text = probe.execute_command("CLUSTER", "INFO").decode()
+                    states.append("cluster_state:ok" in text and known in text)
+            if len(states) == len(self.nodes) and all(states):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Redis Cluster is not ok after {seconds} s: {states}")
+            time.sleep(0.1)
+
+    def node_of(self, room: str) -> RedisServer:
+        """The node whose slots hold ``room``'s channel and lease."""
+        from app.rooms.redis_link import room_channel
+
+        with redis.Redis(port=self.nodes[0].port, socket_timeout=5) as one:
+            slot = int(one.execute_command("CLUSTER", "KEYSLOT", room_channel(room)))
+            for start, end, master, *_ in one.execute_command("CLUSTER", "SLOTS"):
+                if start <= slot <= end:
+                    return next(n for n in self.nodes if n.port == int(master[1]))
+        raise RuntimeError(f"no node holds slot {slot}")
+
+    def move(self, room: str) -> RedisServer:
+        """Give ``room``'s slot (no key in it) to another node, as a reshard does; that node."""
+        from app.rooms.redis_link import room_channel
+
+        source = self.node_of(room)
+        target = next(n for n in self.nodes if n is not source)
+        with redis.Redis(port=source.port, socket_timeout=5) as one:
+            slot = int(one.execute_command("CLUSTER", "KEYSLOT", room_channel(room)))
+        ids = {}
+        for node in self.nodes:
+            with redis.Redis(port=node.port, socket_timeout=5) as one:
+                ids[node.port] = one.execute_command("CLUSTER", "MYID").decode()
+        for node in (target, source, *(n for n in self.nodes if n not in (source, target))):
+            with redis.Redis(port=node.port, socket_timeout=5) as one:
+                one.execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[target.port])
+        return target
+
+    def kill(self, room: str | None = None) -> None:
+        """SIGKILL the node holding ``room``'s slot (without a room: every node)."""
+        victims = [self.node_of(room)] if room is not None else self.nodes
+        for node in victims:
+            node.kill()
+        self.killed = [*self.killed, *(n for n in victims if n not in self.killed)]
+
+
+Redis = RedisServer | RedisCluster
+REDIS_KINDS = ("single", "cluster")
+
+
+def redis_of(kind: str, tmp: Path) -> Redis:
+    """A test's own Redis: one server (``single``) or a cluster of three nodes (``cluster``)."""
+    return RedisCluster(tmp) if kind == "cluster" else RedisServer(tmp)
+
+
+def client_of(server: Redis) -> Any:
+    """A client of ``server`` as the app makes one (``redis.asyncio.Redis`` or ``RedisCluster``)."""
+    return Link(server.url, max_connections=32, wait_seconds=2.0, retries=3).redis
 
 
 # A table's sockets (``/ws/<code>``) and REST calls (``/api/rooms/<code>...``) carry its code in a header the
@@ -152,7 +281,7 @@ http://127.0.0.1:{port} {{
 class Cluster:
     tmp: Path
     db_url: str
-    redis: RedisServer
+    redis: Redis
     ports: list[int]
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     balancer_port: int = 0
@@ -250,11 +379,13 @@ class Cluster:
 
 
 @contextlib.asynccontextmanager
-async def running_cluster(tmp: Path, processes: int = 3, **env: str) -> AsyncIterator[tuple[Cluster, Store]]:
-    """PostgreSQL + own Redis + ``processes`` app processes (each its own Redis user) + Caddy; everything
-    stopped afterwards."""
+async def running_cluster(
+    tmp: Path, processes: int = 3, redis_kind: str = "single", **env: str
+) -> AsyncIterator[tuple[Cluster, Store]]:
+    """PostgreSQL + own Redis (``redis_kind``: one server, or a cluster of three nodes) + ``processes`` app
+    processes (each its own Redis user) + Caddy; everything stopped afterwards."""
     async with fresh_pg_database() as db_url:
-        redis = RedisServer(tmp)
+        redis = redis_of(redis_kind, tmp)
         cluster = Cluster(tmp, db_url, redis, [free_port() for _ in range(processes)])
         cluster.env = {
             "REDIS_URL": redis.url,
