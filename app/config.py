@@ -6,7 +6,7 @@ import ipaddress
 import re
 from functools import lru_cache
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -119,6 +119,11 @@ class Settings(BaseSettings):
     # Subscription changes (on, off) one client address may make per minute (bursts of a third).
     max_push_changes_per_minute: int = Field(default=30, ge=1)
 
+    # Names kept with passkeys: passkey requests (ceremonies, codes, sign-outs) one client address may make
+    # per minute (bursts of a third), and how many days a browser stays signed in as a kept name.
+    max_passkey_requests_per_minute: int = Field(default=60, ge=1)
+    session_days: int = Field(default=30, ge=1, le=400)
+
     @field_validator("trusted_proxies")
     @classmethod
     def _proxies_are_addresses(cls, value: str) -> str:
@@ -168,6 +173,21 @@ class Settings(BaseSettings):
     def proxies(self) -> list[str]:
         """Addresses and networks whose forwarding headers are believed."""
         return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
+
+
+# ``REDIS_URL`` names a Redis Cluster by its scheme (app.rooms.redis_link says why): the scheme redis-py reads
+# for each.
+REDIS_CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+
+def is_redis_cluster(url: str) -> bool:
+    return urlsplit(url).scheme in REDIS_CLUSTER_SCHEMES
+
+
+def plain_redis_url(url: str) -> str:
+    """The URL as redis-py reads it (a cluster's scheme made plain)."""
+    parts = urlsplit(url)
+    return urlunsplit((REDIS_CLUSTER_SCHEMES.get(parts.scheme, parts.scheme), *parts[1:]))
 
 
 def origin_of(url: str) -> str | None:

@@ -17,9 +17,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
 room_code: ContextVar[str | None] = ContextVar("room_code", default=None)
 
-# Seat tokens travel only inside the hello message and REST bodies, never in URLs; this is a second line of
-# defence for anything that logs a frame or a body (e.g. a library at DEBUG).
-_SECRET = re.compile(r"""(?i)(["']?\b(?:token|authorization)["']?\s*[:=]\s*["']?)([^"'\s,&}]+)""")
+# Seat tokens travel only inside the hello message and REST bodies, never in URLs, and the passkey session
+# only in its cookie; this is a second line of defence for anything that logs a frame, a body or headers
+# (e.g. a library at DEBUG).
+_SECRET = re.compile(
+    r"""(?i)(["']?\b(?:token|authorization|cookie|tt_session)["']?\s*[:=]\s*["']?)([^"'\s,&};]+)"""
+)
 _ROOM_PATH = re.compile(r"^/(?:api/rooms|r|ws)/([A-Za-z0-9]{4,16})(?:/|$)")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName", "color_message"}

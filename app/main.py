@@ -12,7 +12,21 @@ from fastapi.middleware.gzip import GZipMiddleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import metrics
-from app.api import docs, documents, history, install, my_tables, ops, pages, push, qr, rooms, standings, ws
+from app.api import (
+    docs,
+    documents,
+    history,
+    install,
+    my_tables,
+    ops,
+    pages,
+    passkeys,
+    push,
+    qr,
+    rooms,
+    standings,
+    ws,
+)
 from app.api.body_limit import BodySizeLimitMiddleware
 from app.api.errors import install_error_handlers
 from app.api.limits import AddressLimits
@@ -89,6 +103,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.include_router(history.router)
     app.include_router(standings.router)
     app.include_router(push.router)
+    app.include_router(passkeys.router)
     app.include_router(ws.router)
     app.include_router(documents.router)
     app.include_router(qr.router)

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.engine import make_url
 
-from app.config import Settings
+from app.config import Settings, is_redis_cluster, plain_redis_url
 
 log = logging.getLogger(__name__)
 
@@ -108,11 +108,21 @@ async def probe_database(url: str) -> None:
 
 
 async def probe_redis(url: str) -> None:
+    """PING Redis: one server, or every node of a cluster (``redis+cluster://``)."""
     from redis import asyncio as aioredis
+    from redis.asyncio.cluster import RedisCluster
 
-    client = aioredis.Redis.from_url(url, socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
+    client: aioredis.Redis | RedisCluster
+    if is_redis_cluster(url):
+        plain = plain_redis_url(url)
+        client = RedisCluster.from_url(plain, socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
+    else:
+        client = aioredis.Redis.from_url(url, socket_connect_timeout=TRY_TIMEOUT, socket_timeout=TRY_TIMEOUT)
     try:
-        await client.ping()
+        if isinstance(client, RedisCluster):  # by default a cluster's PING asks one node
+            await client.execute_command("PING", target_nodes=RedisCluster.ALL_NODES)
+        else:
+            await client.ping()
     finally:
         await client.aclose()
 

@@ -35,6 +35,18 @@ Several processes (issue 13), always on PostgreSQL (a database of the run's own)
 
 ``--processes 1`` is today's single process (no Redis) behind the same Caddy; N > 1 adds a redis-server of
 the run's own. Each value runs in turn in the same invocation, and the summary gives the ratios.
+``--balance table round_robin`` names how Caddy spreads the sockets (tests/scale/cluster.py's ``caddyfile``):
+``table`` (the default, as docker/Caddyfile) hashes a table's code so its sockets share one process;
+``round_robin`` spreads them. Several values run each process count above one under each policy:
+
+    python benchmarks/load.py --processes 1 2 --balance table round_robin --tables 250 --think 1 --duration 30
+
+``--redis single cluster`` runs each configuration of more than one process on one redis-server and on a Redis
+Cluster of three nodes (tests/scale/cluster.py's ``RedisCluster``; ``REDIS_URL=redis+cluster://``), and
+reports Redis's CPU per committed move (the three nodes' CPU summed) with its ratio to the first Redis's:
+
+    python benchmarks/load.py --processes 3 --redis single cluster --tables 100 --think 1 --duration 30
+
 ``--kill-one-after S`` SIGKILLs one process after S seconds; its sockets reconnect through Caddy (with the
 browser's back-off) and the failover time (SIGKILL -> first state on the new socket) is reported.
 """
@@ -46,6 +58,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import math
 import os
 import random
 import resource
@@ -127,7 +140,8 @@ class Stats:
     peak_rss: float = 0.0
     stopped_early: bool = False
     server_notes: list[str] = field(default_factory=list)  # each app process's own figures (server_latency)
-    window_start: float = 0.0  # perf_counter: moves sent before it are the warm-up's, not measured
+    window_start: float = math.inf  # perf_counter, set when the window opens: moves sent before it (the
+    # warm-up's) are not measured (0.0 here counted the warm-up's acks, before 2026-12-05)
     storms: list[Storm] = field(default_factory=list)  # the connect at the start, and a restart's
     watcher_messages: int = 0
     profile: Counter[str] = field(default_factory=Counter)  # --profile: the server's busy samples by layer
@@ -674,6 +688,20 @@ def main() -> None:
     parser.add_argument(
         "--kill-one-after", type=float, default=None, help="with --processes: SIGKILL one process after S s"
     )
+    parser.add_argument(
+        "--redis",
+        nargs="+",
+        choices=("single", "cluster"),
+        default=["single"],
+        help="with --processes above 1: one redis-server or a Redis Cluster of three nodes (each in turn)",
+    )
+    parser.add_argument(
+        "--balance",
+        nargs="+",
+        choices=("table", "round_robin"),
+        default=["table"],
+        help="with --processes: Caddy's policy (a table's sockets on one process, or round robin)",
+    )
     args = parser.parse_args()
     ACKS_IN_STATE[0] = args.acks == "in_state"
     if args.processes:
@@ -773,15 +801,29 @@ def profile_lines(stats: Stats, heading: str) -> list[str]:
 def run_processes(args: argparse.Namespace) -> None:
     """Each configuration in turn, then a summary with ratios to the first (same run, same machine)."""
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; load {os.getloadavg()[0]:.1f}")
-    print(f"{args.tables} tables x 4 sockets, think {args.think} s, window {args.duration} s", flush=True)
+    print(
+        f"{args.tables} tables x 4 sockets, think {args.think} s, "
+        f"window {args.duration} s after a warm-up of {args.warmup} s",
+        flush=True,
+    )
     rows = []
-    for n in args.processes:
-        print(
-            f"== {n} process{'es' if n > 1 else ''} behind Caddy" + (" + Redis" if n > 1 else ""), flush=True
-        )
-        stats, checks = run_configuration(n, args)
+    # One process is the same under any policy; more are run under each one asked for.
+    configurations = [
+        (n, policy, kind)
+        for n in args.processes
+        for policy in (args.balance[:1] if n == 1 else args.balance)
+        for kind in (args.redis[:1] if n == 1 else args.redis)
+    ]
+    for n, policy, kind in configurations:
+        redis = {"single": " + Redis", "cluster": " + Redis Cluster (3 nodes)"}[kind] if n > 1 else ""
+        load = f"load {os.getloadavg()[0]:.1f}"
+        print(f"== {n} process{'es' if n > 1 else ''} behind Caddy ({policy}){redis}; {load}", flush=True)
+        stats, checks = run_configuration(n, args, policy, kind)
         moves = len(stats.ack_ms) / stats.elapsed
-        rows.append((n, stats, moves))
+        rows.append(
+            (f"{n} process{'es' if n > 1 else ''} ({policy}{', ' + kind if n > 1 else ''})", stats, moves)
+        )
+        print(f"  load average after it {os.getloadavg()[0]:.1f}")
         print(f"  committed moves/s {moves:.0f}; errors {len(stats.errors)}; reconnects {stats.reconnects}")
         print("  " + spread("action->ack      ", stats.ack_ms))
         print("  " + spread("action->broadcast", stats.broadcast_ms))
@@ -801,24 +843,37 @@ def run_processes(args: argparse.Namespace) -> None:
             print("  error:", line)
     first = rows[0]
     print("summary (ratios to the first configuration, measured in this run):")
+    first_app = app_cpu_per_move(first[1])
+    first_redis = next((r for _, st, _ in rows if (r := redis_cpu_per_move(st)) is not None), None)
     for n, stats, moves in rows:
         p99 = percentile(stats.broadcast_ms, 0.99)
+        app = app_cpu_per_move(stats)
+        redis = redis_cpu_per_move(stats)
+        redis_part = (
+            f", Redis CPU per move {1000 * redis:.3f} ms ({redis / first_redis:.2f}x)"
+            if redis is not None and first_redis
+            else ""
+        )
         print(
-            f"  {n} process(es): {moves:6.0f} moves/s ({moves / first[2]:.2f}x), broadcast p50 "
-            f"{percentile(stats.broadcast_ms, 0.5):.0f} ms p99 {p99:.0f} ms "
-            f"({p99 / percentile(first[1].broadcast_ms, 0.99):.2f}x), generator CPU "
-            f"{100 * stats.generator_cpu / stats.elapsed:.0f}%"
+            f"  {n}: {moves:6.0f} moves/s ({moves / first[2]:.2f}x), broadcast p50 "
+            f"{percentile(stats.broadcast_ms, 0.5):.1f} ms p99 {p99:.1f} ms "
+            f"({p99 / percentile(first[1].broadcast_ms, 0.99):.2f}x), app CPU per move {1000 * app:.2f} ms "
+            f"({app / first_app:.2f}x){redis_part}, "
+            f"generator CPU {100 * stats.generator_cpu / stats.elapsed:.0f}%"
         )
 
 
-def run_configuration(n: int, args: argparse.Namespace) -> tuple[Stats, tuple[int, int, int]]:
-    """n app processes on a fresh PostgreSQL database (and a redis-server when n > 1), behind Caddy."""
-    from tests.scale.cluster import RedisServer, caddyfile
+def run_configuration(
+    n: int, args: argparse.Namespace, policy: str = "table", redis_kind: str = "single"
+) -> tuple[Stats, tuple[int, int, int]]:
+    """n app processes on a fresh PostgreSQL database (and when n > 1 a redis-server, or a Redis Cluster of
+    three nodes: ``redis_kind``), behind Caddy balancing by ``policy``."""
+    from tests.scale.cluster import RedisCluster, caddyfile, redis_of
 
     tmp = Path(tempfile.mkdtemp(prefix="load-"))
     base_url = os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
     database_url = asyncio.run(create_database(base_url))
-    redis = RedisServer(tmp) if n > 1 else None
+    redis = redis_of(redis_kind, tmp) if n > 1 else None
     servers: list[Server] = []
     caddy: subprocess.Popen[bytes] | None = None
     try:
@@ -831,7 +886,7 @@ def run_configuration(n: int, args: argparse.Namespace) -> tuple[Stats, tuple[in
             server.start()
             wait_http(f"http://127.0.0.1:{server.port}/readyz")
         balancer_port = free_port()
-        (tmp / "Caddyfile").write_text(caddyfile(balancer_port, [s.port for s in servers]))
+        (tmp / "Caddyfile").write_text(caddyfile(balancer_port, [s.port for s in servers], policy))
         env = {**os.environ, "HOME": str(tmp), "XDG_DATA_HOME": str(tmp), "XDG_CONFIG_HOME": str(tmp)}
         with (tmp / "caddy.log").open("ab") as log:
             caddy = subprocess.Popen(
@@ -849,8 +904,10 @@ def run_configuration(n: int, args: argparse.Namespace) -> tuple[Stats, tuple[in
             )
         base = f"http://127.0.0.1:{balancer_port}"
         others = {"caddy": caddy.pid}
-        if redis is not None and redis.proc is not None:
-            others["redis"] = redis.proc.pid
+        nodes = redis.nodes if isinstance(redis, RedisCluster) else [redis] if redis is not None else []
+        for i, node in enumerate(nodes):
+            if node.proc is not None:
+                others["redis" if len(nodes) == 1 else f"redis{i}"] = node.proc.pid
         wait_http(f"{base}/readyz")
         time.sleep(1.5)  # every upstream passes Caddy's first health checks
         stats = asyncio.run(
@@ -863,6 +920,7 @@ def run_configuration(n: int, args: argparse.Namespace) -> tuple[Stats, tuple[in
                 args.duration,
                 args.kill_one_after,
                 others,
+                warmup=args.warmup,
                 profile=args.profile,
             )
         )
@@ -923,12 +981,23 @@ async def drop_database(base_url: str, url: str) -> None:
         await admin.close()
 
 
+def app_cpu_per_move(stats: Stats) -> float:
+    """Seconds of CPU the app processes used per committed move in the window."""
+    return stats.server_cpu / max(1, len(stats.ack_ms))
+
+
+def redis_cpu_per_move(stats: Stats) -> float | None:
+    """Seconds of CPU Redis used per committed move in the window (a cluster's nodes summed); None: none."""
+    used = [cpu for name, cpu in stats.other_cpu.items() if name.startswith("redis")]
+    return sum(used) / max(1, len(stats.ack_ms)) if used else None
+
+
 def cpu_lines(stats: Stats) -> list[str]:
     """Who used the machine during the window: the generator, the app, the other parts, the whole machine,
     and so how many moves per second the cores could give at most at this CPU cost per move."""
     parts = ", ".join(f"{k} {100 * v / stats.elapsed:.0f}%" for k, v in stats.other_cpu.items())
     per_move, cores = stats.machine_cpu / max(1, len(stats.ack_ms)), os.cpu_count() or 1
-    app_per_move = stats.server_cpu / max(1, len(stats.ack_ms))
+    app_per_move = app_cpu_per_move(stats)
     return [
         f"CPU: load generator {100 * stats.generator_cpu / stats.elapsed:.0f}% of a core, "
         f"app processes {100 * stats.server_cpu / stats.elapsed:.0f}% "

@@ -91,19 +91,23 @@ self.addEventListener('push', (event) => {
 
 self.addEventListener('notificationclick', (event) => {
   event.notification.close();
-  const path = event.notification.data?.url ?? '/';
-  const url = new URL(ROOM_PAGE.test(path) ? path : '/', self.location.origin);
+  event.waitUntil(openTable(event.notification.data?.url));
+});
+
+/** A tap on a turn's notification: the window already open at that table, focused, else a new one there. Only
+ * this site's table pages open (anything else opens the home page); paths compare without case or a last '/'. */
+async function openTable(path) {
+  const url = new URL(ROOM_PAGE.test(path ?? '') ? path : '/', self.location.origin);
+  const table = (at) => at.pathname.replace(/\/$/, '').toUpperCase();
   const same = (client) => {
     const open = new URL(client.url);
-    return open.origin === url.origin && open.pathname.replace(/\/$/, '').toUpperCase() === url.pathname.toUpperCase();
+    return open.origin === url.origin && table(open) === table(url);
   };
-  event.waitUntil((async () => {
-    const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-    const open = windows.find(same);
-    if (open) return open.focus();
-    return self.clients.openWindow(url.href);
-  })());
-});
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  const open = windows.find(same);
+  if (open) return open.focus();
+  return self.clients.openWindow(url.href);
+}
 
 /** On a room's page being asked for: ask for the room's info now (app/api/pages.py's room preload, early). */
 function askRoomInfo(path) {

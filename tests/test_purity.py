@@ -43,8 +43,9 @@ LAYERS: dict[str, Layer] = {
         ("app.config", "app.store", "app.metrics", "app.logs"),
         ("pywebpush", "py_vapid", "http_ece", "httpx", "cryptography"),
     ),
+    "app.passkeys": Layer(("app.config", "app.table", "app.rooms"), ("webauthn",)),
     "app.api": Layer(
-        (*BELOW_API, "app.push", "app.config", "app.metrics", "app.logs", "app.runtime"),
+        (*BELOW_API, "app.push", "app.passkeys", "app.config", "app.metrics", "app.logs", "app.runtime"),
         ("fastapi", "starlette", "pydantic", "uvicorn", "websockets", "segno"),
     ),
     "app.config": Layer((), ("pydantic", "pydantic_settings")),

@@ -284,6 +284,12 @@ async def standings_page() -> Response:
     return _index("standings")
 
 
+@page("/passkeys")
+async def passkeys_page() -> Response:
+    """Names kept with passkeys: keep one, sign in, a holder's passkeys (drawn by the standings' module)."""
+    return _index("standings")
+
+
 # ``path``: a name may hold a "/" (sent as %2F, which the router sees decoded).
 @page("/standings/{name:path}")
 async def player_standings_page(name: str) -> Response:

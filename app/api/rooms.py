@@ -12,11 +12,14 @@ from app.engine import BotLevel, Options
 from app.engine.options import MAX_PLAYERS
 from app.protocol import SeatInfo, StateMessage
 from app.protocol.messages import OptionValue, SeatCount, SeatIndex
+from app.rooms import kept_from
 from app.table import Refusal
+from app.table.commands import refuse_kept
 from app.table.text import clean_name
 
 from .deps import LimitsDep, ManagerDep, SettingsDep
 from .errors import ErrorPublic, refusals
+from .session import ProvedDep
 
 router = APIRouter(
     prefix="/api",
@@ -26,6 +29,13 @@ router = APIRouter(
         "name_for_bots, name_mixes_scripts: a name that passes for a bot's, or mixes scripts as spoofs do"
     ),
 )
+KEPT: dict[int | str, dict[str, Any]] = {
+    403: {
+        "model": ErrorPublic,
+        "description": "name_kept: the name (or a look-alike, any case) is kept with a passkey and this "
+        "browser is not signed in as it",
+    }
+}
 # Enforced after trimming (``MAX_NAME_LENGTH``, default 32); 200 only bounds what is read before that.
 NAME_LIMIT: int = Settings.model_fields["max_name_length"].default
 Name = Annotated[
@@ -100,12 +110,18 @@ def _name(name: str, max_length: int) -> str:
     "/rooms",
     status_code=status.HTTP_201_CREATED,
     response_model=RoomCreated,
-    responses={429: {"model": ErrorPublic, "description": "too many rooms opened from this address"}},
+    responses={429: {"model": ErrorPublic, "description": "too many rooms opened from this address"}, **KEPT},
 )
 async def create_room(
-    body: RoomCreate, request: Request, manager: ManagerDep, settings: SettingsDep, limits: LimitsDep
+    body: RoomCreate,
+    request: Request,
+    manager: ManagerDep,
+    settings: SettingsDep,
+    limits: LimitsDep,
+    proved: ProvedDep,
 ) -> RoomCreated:
     name = _name(body.name, settings.max_name_length)
+    refuse_kept(name, kept=await kept_from(manager.store, name, proved))
     address = request.client.host if request.client else "unknown"
     if not limits.open_room(address):
         raise Refusal("rate_limited", "too many rooms opened from your address; try again later")
@@ -122,6 +138,7 @@ async def create_room(
     response_model=JoinResult,
     responses={
         **NOT_FOUND,
+        **KEPT,
         400: {
             "model": ErrorPublic,
             "description": "seat: a person's (not_allowed), or someone asked for it already "
@@ -130,10 +147,11 @@ async def create_room(
     },
 )
 async def join_room(
-    code: str, body: RoomJoin, request: Request, manager: ManagerDep, settings: SettingsDep
+    code: str, body: RoomJoin, request: Request, manager: ManagerDep, settings: SettingsDep, proved: ProvedDep
 ) -> JoinResult:
     name = _name(body.name, settings.max_name_length)
     room = await manager.require(code)
+    refuse_kept(name, kept=await kept_from(manager.store, name, proved))
     address = request.client.host if request.client else "unknown"  # a trusted proxy's forwarded one
     seat, token = await room.join(name, body.seat, program=body.program, address=address)
     return JoinResult(spectator=seat is None, seat=seat, token=token, requested_seat=body.seat)

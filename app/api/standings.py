@@ -59,6 +59,7 @@ SUMMARY_EXAMPLE: dict[str, Any] = {
     "perfect_games": 0,
     "last_played": "2026-12-01T21:40:12Z",
     "rating": RATING_EXAMPLE,
+    "claimed": True,
 }
 
 
@@ -108,6 +109,10 @@ class PlayerSummaryPublic(BaseModel):
     rating: RatingPublic | None = Field(
         description="null until a game against another counted person rates the name (always null in a"
         " table's own standings)"
+    )
+    claimed: bool = Field(
+        description="the name is kept with a passkey: only its holder's browsers sit down under it (or a "
+        "look-alike of it)"
     )
 
     model_config = {"json_schema_extra": {"examples": [SUMMARY_EXAMPLE]}}
@@ -253,10 +258,11 @@ async def leaderboard(
     min_games: Annotated[int, Query(ge=1, le=10_000, description="only players with this many games")] = 1,
     limit: Limit = 20,
     offset: Offset = 0,
+    claimed: Annotated[bool, Query(description="only names kept with a passkey")] = False,
 ) -> dict[str, Any]:
     """Every player on this server with at least ``min_games`` counted finished games, best first; by
     ``rating``: the names a game has rated, the highest rating (ordinal) first."""
-    page = await standings.players(by, min_games=min_games, limit=limit, offset=offset)
+    page = await standings.players(by, min_games=min_games, limit=limit, offset=offset, claimed=claimed)
     return _page(page.items, page.total, limit, offset)
 
 

@@ -16,6 +16,7 @@ from app.rooms.connection import CLOSE_POLICY
 from app.table import Refusal
 
 from .deps import LimitsDep, ManagerDep, SettingsDep
+from .session import proved_skeleton
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -91,7 +92,9 @@ async def _serve(
         await websocket.send_text(encode(error))
         await websocket.close(CLOSE_ROOM_NOT_FOUND)
         return
-    conn = Connection(max_queue=settings.send_queue_size, address=address)
+    # The kept name this browser's passkey session proves (the handshake carries its cookie: same origin).
+    proved = await proved_skeleton(websocket)
+    conn = Connection(max_queue=settings.send_queue_size, address=address, proved=proved)
     writer = asyncio.create_task(_write(websocket, conn))
     limiter = TokenBucket(
         settings.max_messages_per_second, 2 * settings.max_messages_per_second, manager.clock

@@ -3,6 +3,7 @@
 from .broadcast import Broadcaster, InProcessBroadcaster, Notice
 from .clock import Clock, SystemClock
 from .connection import Connection, ConnectionState
+from .kept_names import kept_from
 from .manager import RoomManager
 from .room import Room
 from .tokens import CODE_ALPHABET, hash_token, new_room_code, normalize_code
@@ -19,6 +20,7 @@ __all__ = [
     "RoomManager",
     "SystemClock",
     "hash_token",
+    "kept_from",
     "new_room_code",
     "normalize_code",
 ]

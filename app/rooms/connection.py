@@ -76,9 +76,11 @@ class Connection:
     """Messages are queued here (never awaited by the room) and written by the socket's own task,
     so one slow client never holds up a table. A client too far behind is closed; it resyncs on return."""
 
-    def __init__(self, *, max_queue: int = 256, address: str = "unknown") -> None:
+    def __init__(self, *, max_queue: int = 256, address: str = "unknown", proved: str | None = None) -> None:
         self.id = next(_ids)
         self.address = address  # the client's (a trusted proxy's forwarded one): per-address limits
+        # The skeleton of the kept name its handshake's passkey session proved (None: not signed in).
+        self.proved = proved
         self.seat: int | None = None
         # The hash of the token it said hello with (or was given when it asked for a seat); None: anonymous.
         self.token_hash: str | None = None

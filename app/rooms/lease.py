@@ -1,5 +1,7 @@
 """Who drives a table's bots and timers: in one process always this one; with Redis, the holder of the
-table's lease (``SET key process NX PX ttl``, renewed while held, released when its sockets are gone).
+table's lease (``SET key process NX PX ttl``, renewed while held, released when its sockets are gone). The
+key, ``tt:lease:{CODE}``, lives in the slot of the table's code (``redis_link``): on a Redis Cluster each
+script touches that one key, and a pipeline of renewals is split by node.
 
 The lease spares the other processes the work; it is not what keeps a move from being applied twice. That
 is the store's version check, so two processes that both believe they hold a lease for a moment (a pause
@@ -12,11 +14,13 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
+
+from .redis_link import lease_key
 
 log = logging.getLogger(__name__)
 
-KEY_PREFIX = "tt:lease:"
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
 return 0
@@ -62,10 +66,15 @@ class SoleProcess:
 
 
 class RedisLeases:
-    """Leases in Redis, renewed together by one task every quarter of their life."""
+    """Leases in Redis, renewed together by one task every quarter of their life. ``hearing``: whether this
+    process hears the others now (their heartbeats say who is at each table through them); while it does
+    not, it takes no lease and drives nothing, lest it play for a person connected elsewhere (on a Redis
+    Cluster a lease's node may answer while the heartbeats' node is away)."""
 
-    def __init__(self, redis: Any, process_id: str, ttl_ms: int) -> None:
-        self.redis, self.process_id, self.ttl_ms = redis, process_id, ttl_ms
+    def __init__(
+        self, redis: Any, process_id: str, ttl_ms: int, hearing: Callable[[], bool] = lambda: True
+    ) -> None:
+        self.redis, self.process_id, self.ttl_ms, self.hearing = redis, process_id, ttl_ms, hearing
         self.poll_seconds = ttl_ms / 4000
         self.held: dict[str, float] = {}  # code -> monotonic time until which it is surely ours
         self._task: asyncio.Task[None] | None = None
@@ -75,13 +84,16 @@ class RedisLeases:
         return self.held.get(code, 0.0) > time.monotonic()
 
     async def acquire(self, code: str) -> bool:
+        if not self.hearing():  # kept in Redis until it runs out, unrenewed: then anyone may take it
+            self.held.pop(code, None)
+            return False
         if self.holds(code):
             return True
         started = time.monotonic()
         try:
-            taken = await self.redis.set(KEY_PREFIX + code, self.process_id, nx=True, px=self.ttl_ms)
+            taken = await self.redis.set(lease_key(code), self.process_id, nx=True, px=self.ttl_ms)
             if not taken:
-                taken = await self.redis.eval(_RENEW, 1, KEY_PREFIX + code, self.process_id, self.ttl_ms)
+                taken = await self.redis.eval(_RENEW, 1, lease_key(code), self.process_id, self.ttl_ms)
         except Exception as exc:  # Redis away: nobody takes new leases; the store still fences moves
             log.warning("could not take the lease of %s: %s", code, exc)
             return False
@@ -97,7 +109,7 @@ class RedisLeases:
         if self.held.pop(code, None) is None:
             return
         with contextlib.suppress(Exception):
-            await self.redis.eval(_RELEASE, 1, KEY_PREFIX + code, self.process_id)
+            await self.redis.eval(_RELEASE, 1, lease_key(code), self.process_id)
 
     async def close(self) -> None:
         """Stop renewing and release every lease. The renewal loop also looks at ``_stopping``: redis-py
@@ -119,7 +131,7 @@ class RedisLeases:
             try:
                 async with self.redis.pipeline(transaction=False) as pipe:
                     for code in codes:
-                        pipe.eval(_RENEW, 1, KEY_PREFIX + code, self.process_id, self.ttl_ms)
+                        pipe.eval(_RENEW, 1, lease_key(code), self.process_id, self.ttl_ms)
                     renewed = await pipe.execute()
             except Exception as exc:  # kept until they run out; then the driver stops acting
                 if self._stopping:

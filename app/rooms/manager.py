@@ -21,10 +21,11 @@ from app.table.origins import new_salt
 from app.table.schedule import pace_of
 
 from . import paced, peers
-from .broadcast import Broadcaster, InProcessBroadcaster, Notice, RedisBroadcaster
+from .broadcast import Broadcaster, InProcessBroadcaster, Notice
 from .clock import Clock, SystemClock
 from .connection import CLOSE_RESTART
 from .lease import Leases, RedisLeases
+from .redis_broadcast import RedisBroadcaster
 from .room import Room
 from .tokens import hash_token, new_room_code, new_token, normalize_code
 
@@ -35,6 +36,8 @@ HEARTBEAT_SECONDS = 0.5  # how often a process says which seats it has at each t
 SILENT_AFTER_SECONDS = 3 * HEARTBEAT_SECONDS  # a process not heard from for this long has died
 SWEEP_BEATS = 2  # every this many beats, the loaded tables' versions are read from the store
 EVERY_ROOM = "*"  # the channel of notices about every table (the heartbeat)
+# With several processes: a live table with no socket here leaves memory after this long (``evict_idle``).
+FOLLOWED_IDLE_SECONDS = 10.0
 
 
 class RoomManager:
@@ -54,7 +57,13 @@ class RoomManager:
             self.redis = RedisBroadcaster(
                 settings.redis_url, on_resync=self._resync, key=settings.redis_notice_key
             )
-            self.leases = RedisLeases(self.redis.redis, self.redis.process_id, settings.lease_ms)
+            redis = self.redis
+            self.leases = RedisLeases(
+                redis.redis,
+                redis.process_id,
+                settings.lease_ms,
+                hearing=lambda: redis.hearing(EVERY_ROOM, SILENT_AFTER_SECONDS),
+            )
             broadcaster = self.redis
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
         self._heartbeat: asyncio.Task[None] | None = None
@@ -251,14 +260,25 @@ class RoomManager:
     async def evict_idle(self) -> int:
         """Rooms that no socket has used for ``ROOM_IDLE_SECONDS`` and that have nothing due (no bot or timer
         to play) leave memory; the store is the truth, so they load again when someone comes back. A paced
-        table whose next deadline is further away than that leaves too: ``wake_due`` brings it back."""
+        table whose next deadline is further away than that leaves too: ``wake_due`` brings it back.
+
+        With several processes, a table played live moves only where it has sockets (its driver too), so a
+        copy here with none would only follow every move made elsewhere (a read of the store each): it leaves
+        after ``FOLLOWED_IDLE_SECONDS``, whatever is due. The balancer puts a table's sockets on one process,
+        so this is the copy of the process that happened to create the table, or that a socket left."""
         idle_for = timedelta(seconds=self.settings.room_idle_seconds)
+        followed_for = min(idle_for, timedelta(seconds=FOLLOWED_IDLE_SECONDS))
         now, evicted = self.clock.now(), 0
         for code, room in list(self.rooms.items()):
-            if room.presence.idle_since(now) < idle_for or room.lock.locked():
+            live = pace_of(room.table) is None
+            unwatched = self.broadcaster.shared and live
+            if (
+                room.presence.idle_since(now) < (followed_for if unwatched else idle_for)
+                or room.lock.locked()
+            ):
                 continue
             wake = room.next_wake()
-            if wake is not None and (pace_of(room.table) is None or wake <= now + idle_for):
+            if not unwatched and wake is not None and (live or wake <= now + idle_for):
                 continue
             del self.rooms[code]
             await room.close()
@@ -271,8 +291,11 @@ class RoomManager:
         app)."""
 
         async def sweep() -> None:
+            every = min(60.0, self.settings.room_idle_seconds / 2)
+            if self.broadcaster.shared:
+                every = min(every, FOLLOWED_IDLE_SECONDS / 2)
             while not self.draining:
-                await self.clock.sleep(min(60.0, self.settings.room_idle_seconds / 2))
+                await self.clock.sleep(every)
                 await self.evict_idle()
 
         async def wake() -> None:

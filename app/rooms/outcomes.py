@@ -27,6 +27,7 @@ class Asker:
     token_hash: str | None = None
     socket: int = 0
     address: str = "unknown"
+    kept: bool = False  # the name its message gives is kept with a passkey it has not proved
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,9 @@ from .clock import Clock
 log = logging.getLogger(__name__)
 
 REMINDER_BEFORE = timedelta(hours=1)  # a paced turn's last reminder: when this much of it is left
+# A turn this young is not notified yet: a socket its person opened on another process a moment ago may not be
+# in that process's heartbeat (every 0.5 s) yet, and "your turn" would reach a person at the table.
+TURN_SETTLES = timedelta(seconds=1)
 
 
 class Nudger(Protocol):
@@ -76,10 +79,11 @@ def has_socket(manager: Waking, code: str, seat: int) -> bool:
 
 
 async def nudge_turns(manager: Waking) -> int:
-    """Queue the turn notifications that are due: for each person's turn under way at a paced table with a
-    device subscribed (one read of the store) and no socket open there, "your turn", and once an hour is
-    left, the last reminder (not at a one-hour pace). The pusher sends each turn's notification at most once
-    per device, in any process (its claim in the store). Returns how many were queued."""
+    """Queue the turn notifications that are due: for each person's turn under way at a paced table (for at
+    least ``TURN_SETTLES``) with a device subscribed (one read of the store) and no socket open there, "your
+    turn", and once an hour is left, the last reminder (not at a one-hour pace). The pusher sends each turn's
+    notification at most once per device, in any process (its claim in the store). Returns how many were
+    queued."""
     if manager.nudger is None:
         return 0
     try:
@@ -89,6 +93,8 @@ async def nudge_turns(manager: Waking) -> int:
         return 0
     queued, now = 0, manager.clock.now()
     for turn in turns:
+        if now - (turn.due_at - timedelta(hours=turn.hours)) < TURN_SETTLES:
+            continue  # the next look, a moment later, decides
         if has_socket(manager, turn.code, turn.seat):
             continue
         key = f"{turn.code}:{turn.due_at.isoformat(timespec='seconds')}"

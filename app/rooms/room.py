@@ -30,6 +30,7 @@ from .driver import Driver
 from .feed import RoundMoves
 from .follower import Follower
 from .hello import hello
+from .kept_names import asker_of
 from .lease import Leases
 from .limits import Throttle, room_limits
 from .outcomes import Answer, Asker, Maker, Reply, Said, Stored
@@ -271,7 +272,7 @@ class Room:
         elif isinstance(message, Resync):
             conn.send_text(self.state_for(conn.seat))
         else:
-            asker, now = Asker(conn.seat, conn.token_hash, conn.id, conn.address), self.clock.now()
+            asker, now = await asker_of(self.store, conn, message), self.clock.now()
             terms, away, hints = self.terms, self.presence.away, self.hints
             found = answers.answer(self.table, message, asker, now=now, terms=terms, away=away, hints=hints)
             await self.run(found, conn)

@@ -84,7 +84,7 @@ def ask(
         name = None if given is None else clean_name(given, max_length=max_name_length, code="bad_message")
         origin = origin_of(table.origin_salt, asker.address)
         return table_commands.request_seat(
-            table, index=message.seat, name=name, token_hash=token_hash, at=at, origin=origin
+            table, index=message.seat, name=name, token_hash=token_hash, at=at, origin=origin, kept=asker.kept
         )
 
     return Stored(

@@ -1,5 +1,6 @@
 """SQLAlchemy 2 table models: rooms, seats, games, the ordered action log, per-round scores, a table's
-recent chat, the standings and ratings, and Web Push (the server's key, the seats' subscriptions)."""
+recent chat, the standings and ratings, Web Push (the server's key, the seats' subscriptions), and names kept
+with passkeys."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -327,3 +329,70 @@ class PushSubscriptionRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     last_turn_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     last_reminder_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class NameClaimRow(Base):
+    """A name kept with a passkey: nobody but a browser signed in as it may sit down under it or under a
+    look-alike (one claim per ``skeleton``, ``app.table.text.name_skeleton``)."""
+
+    __tablename__ = "name_claims"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(64))  # as it was claimed
+    skeleton: Mapped[str] = mapped_column(String(64), unique=True)
+    user_handle: Mapped[str] = mapped_column(String(64))  # base64url of the random WebAuthn user id
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class PasskeyRow(Base):
+    """One passkey (a WebAuthn credential) that proves a claimed name: its public key (COSE) and its count."""
+
+    __tablename__ = "passkeys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    claim_id: Mapped[int] = mapped_column(ForeignKey("name_claims.id", ondelete="CASCADE"), index=True)
+    credential_id: Mapped[str] = mapped_column(String(1400), unique=True)  # base64url, at most 1023 bytes
+    public_key: Mapped[bytes] = mapped_column(LargeBinary)
+    sign_count: Mapped[int] = mapped_column(BigInteger)
+    label: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class PasskeySessionRow(Base):
+    """A browser signed in as a claimed name: its cookie's SHA-256 and when it lapses."""
+
+    __tablename__ = "passkey_sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    claim_id: Mapped[int] = mapped_column(ForeignKey("name_claims.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class PasskeyChallengeRow(Base):
+    """A ceremony under way: the challenge the server gave (used once, for five minutes), what it is for
+    (``claim`` a name, ``add`` a passkey to one, ``sign_in``) and the name or claim it concerns."""
+
+    __tablename__ = "passkey_challenges"
+
+    challenge: Mapped[str] = mapped_column(String(128), primary_key=True)  # base64url
+    purpose: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    claim_id: Mapped[int | None] = mapped_column(
+        ForeignKey("name_claims.id", ondelete="CASCADE"), nullable=True
+    )
+    user_handle: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+
+
+class DeviceCodeRow(Base):
+    """A one-time code a signed-in device shows so another can add its own passkey to the name: its SHA-256,
+    ten minutes, used once."""
+
+    __tablename__ = "device_codes"
+
+    code_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    claim_id: Mapped[int] = mapped_column(ForeignKey("name_claims.id", ondelete="CASCADE"), index=True)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -10,7 +10,7 @@ from typing import Literal
 from sqlalchemy import Table as SqlTable
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from .models import PushSubscriptionRow, RoomRow, SeatRow, ServerKeyRow
@@ -129,6 +129,26 @@ async def unsubscribe(conn: AsyncConnection, code: str, token_hash: str, device:
     if device is not None:
         where.append(SUBSCRIPTIONS.c.device == device)
     return (await conn.execute(delete(SUBSCRIPTIONS).where(*where))).rowcount
+
+
+async def drop_unseated(db: AsyncSession | AsyncConnection, code: str) -> None:
+    """Drop the room's subscriptions of tokens that hold no seat there any more, in the write that took the
+    seat away (removed in the lobby; taken by someone else). A token whose seat a bot plays for it keeps its
+    subscriptions: it may take the seat back unasked, and its bell is on again at once."""
+    kept = (
+        select(SEATS.c.token_hash)
+        .where(SEATS.c.room_code == code, SEATS.c.token_hash.is_not(None))
+        .union(
+            select(SEATS.c.former_token_hash).where(
+                SEATS.c.room_code == code, SEATS.c.former_token_hash.is_not(None)
+            )
+        )
+    )
+    await db.execute(
+        delete(SUBSCRIPTIONS).where(
+            SUBSCRIPTIONS.c.room_code == code, SUBSCRIPTIONS.c.token_hash.not_in(kept)
+        )
+    )
 
 
 async def drop(conn: AsyncConnection, subscription_id: int) -> None:

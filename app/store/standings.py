@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 from app.table.text import name_skeleton
 
 from .history import Page
-from .models import GamePlayerRow, GameRow, PlayerStandingRow, RatingHistoryRow
+from .models import GamePlayerRow, GameRow, NameClaimRow, PlayerStandingRow, RatingHistoryRow
 from .rating import HISTORY, PROVISIONAL
 from .store import Store
 
@@ -101,6 +101,7 @@ class PlayerSummary:
     perfect_games: int
     last_played: datetime
     rating: RatingFigure | None = None
+    claimed: bool = False  # the name is kept with a passkey (``app.store.passkeys``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +140,7 @@ def _rating(row: PlayerStandingRow) -> RatingFigure | None:
     )
 
 
-def _summary(row: Any, rating: RatingFigure | None = None) -> PlayerSummary:
+def _summary(row: Any, rating: RatingFigure | None = None, claimed: bool = False) -> PlayerSummary:
     return PlayerSummary(
         row.name,
         row.games,
@@ -152,7 +153,17 @@ def _summary(row: Any, rating: RatingFigure | None = None) -> PlayerSummary:
         row.perfect_games,
         row.last_played,
         rating,
+        bool(claimed),
     )
+
+
+# Whether a record's name is kept with a passkey: its skeleton is claimed (the claims' unique index).
+_CLAIMED = (
+    select(NameClaimRow.id)
+    .where(NameClaimRow.skeleton == PlayerStandingRow.skeleton)
+    .correlate(PlayerStandingRow)
+    .exists()
+)
 
 
 _PLAYER_ORDER = {
@@ -236,9 +247,10 @@ class Standings:
                     .limit(HISTORY)
                 )
             ).all()
+            kept = await session.scalar(select(NameClaimRow.id).where(NameClaimRow.skeleton == skeleton))
         assert best_at is not None and worst_at is not None  # a counted game is a finished one
         return PlayerStanding(
-            _summary(row, _rating(row)),
+            _summary(row, _rating(row), kept is not None),
             row.first_played,
             GameMark(row.best_total, best_id, best_at),
             GameMark(row.worst_total, worst_id, worst_at),
@@ -253,28 +265,30 @@ class Standings:
         )
 
     async def players(
-        self, order: PlayerOrder, *, min_games: int, limit: int, offset: int
+        self, order: PlayerOrder, *, min_games: int, limit: int, offset: int, claimed: bool = False
     ) -> Page[PlayerSummary]:
         """The players' board: every name with at least ``min_games`` counted games, best first (by rating:
-        the rated names only). The one query of every order, so a filter (claimed names) joins here."""
-        where = PlayerStandingRow.games >= min_games
+        the rated names only; ``claimed``: only names kept with a passkey). The one query of every order."""
+        where = [PlayerStandingRow.games >= min_games]
         if order is PlayerOrder.RATING:
             # Every record has a game: without that always-true test, the rated names are counted from the
             # rating's index alone, and the page read from it (not every record read and sorted).
             rated = PlayerStandingRow.rating.is_not(None)
-            where = rated if min_games <= 1 else where & rated
+            where = [rated] if min_games <= 1 else [*where, rated]
+        if claimed:
+            where.append(_CLAIMED)
         async with self.sessions() as session:
-            total = await session.scalar(select(func.count()).select_from(PlayerStandingRow).where(where))
+            total = await session.scalar(select(func.count()).select_from(PlayerStandingRow).where(*where))
             rows = (
-                await session.scalars(
-                    select(PlayerStandingRow)
-                    .where(where)
+                await session.execute(
+                    select(PlayerStandingRow, _CLAIMED)
+                    .where(*where)
                     .order_by(*_PLAYER_ORDER[order], PlayerStandingRow.skeleton)
                     .limit(limit)
                     .offset(offset)
                 )
             ).all()
-        return Page([_summary(r, _rating(r)) for r in rows], int(total or 0))
+        return Page([_summary(r, _rating(r), kept) for r, kept in rows], int(total or 0))
 
     async def games(self, order: GameOrder, *, limit: int, offset: int) -> Page[GameStanding]:
         """The finished games' board: each counted seat's final total, the lowest (or highest) first. Its
@@ -325,6 +339,10 @@ class Standings:
                 func.sum(GamePlayerRow.rounds_out_first).label("rounds_out_first"),
                 func.sum(cast(GamePlayerRow.perfect, Integer)).label("perfect_games"),
                 func.max(GamePlayerRow.finished_at).label("last_played"),
+                select(NameClaimRow.id)
+                .where(NameClaimRow.skeleton == GamePlayerRow.skeleton)
+                .exists()
+                .label("claimed"),
             )
             .where(
                 GamePlayerRow.game_id.in_(select(GameRow.id).where(GameRow.room_code == code)),
@@ -339,4 +357,4 @@ class Standings:
                     query.order_by(wins.desc(), average, GamePlayerRow.skeleton).limit(limit).offset(offset)
                 )
             ).all()
-        return Page([_summary(r) for r in rows], int(total or 0))
+        return Page([_summary(r, claimed=r.claimed) for r in rows], int(total or 0))

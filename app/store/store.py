@@ -9,7 +9,7 @@ and ``scheduling`` decides when each write runs on its database (``dialect``). I
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar, assert_never
 
 from sqlalchemy import select
@@ -31,7 +31,7 @@ from app.table import (
     Table,
 )
 
-from . import chat, loading, my_tables, push, writes
+from . import chat, loading, my_tables, passkeys, push, writes
 from .chat import ChatBound, ChatRecord
 from .db import make_engine, sqlite_file
 from .dialect import Dialect
@@ -176,6 +176,82 @@ class Store:
         """Whether this call marked turn ``key`` notified (``kind``: its first notification or its reminder)
         to the subscription: exactly one of any number of calls, in any processes, does."""
         return await self._write(lambda conn: push.claim_turn(conn, subscription_id, key, kind))
+
+    # ----- names kept with passkeys (app.store.passkeys) -----
+
+    async def name_claim(self, skeleton: str) -> passkeys.NameClaim | None:
+        """The claim on a name's skeleton (None: the name and its look-alikes are free)."""
+        return await passkeys.claim_by_skeleton(self.reader, skeleton)
+
+    async def name_claim_by_id(self, claim_id: int) -> passkeys.NameClaim | None:
+        return await passkeys.claim_by_id(self.reader, claim_id)
+
+    async def session_claim(self, token_hash: str, now: datetime) -> passkeys.NameClaim | None:
+        """The name a browser's session cookie proves (None: none, lapsed or signed out)."""
+        return await passkeys.session_claim(self.reader, token_hash, now)
+
+    async def passkeys_of(self, claim_id: int) -> list[passkeys.Passkey]:
+        return await passkeys.passkeys_of(self.reader, claim_id)
+
+    async def passkey(self, credential_id: str) -> passkeys.Passkey | None:
+        return await passkeys.passkey_by_credential(self.reader, credential_id)
+
+    async def begin_ceremony(self, challenge: passkeys.Challenge, *, forget_before: datetime) -> None:
+        await self._write(lambda conn: passkeys.add_challenge(conn, challenge, forget_before=forget_before))
+
+    async def take_ceremony(self, challenge: str) -> passkeys.Challenge | None:
+        """The ceremony of ``challenge``, used up (None: never begun, or taken already)."""
+        return await self._write(lambda conn: passkeys.take_challenge(conn, challenge))
+
+    async def claim_name(
+        self,
+        *,
+        name: str,
+        skeleton: str,
+        user_handle: str,
+        key: passkeys.NewKey,
+        session: passkeys.NewSession,
+    ) -> int | None:
+        """Claim a name with its first passkey, signed in (None: claimed first by a look-alike)."""
+        return await self._write(
+            lambda conn: passkeys.claim_name(
+                conn, name=name, skeleton=skeleton, user_handle=user_handle, key=key, session=session
+            )
+        )
+
+    async def add_device(self, claim_id: int, key: passkeys.NewKey, session: passkeys.NewSession) -> bool:
+        return await self._write(
+            lambda conn: passkeys.add_device(conn, claim_id=claim_id, key=key, session=session)
+        )
+
+    async def passkey_sign_in(
+        self, passkey: passkeys.Passkey, new_count: int, session: passkeys.NewSession
+    ) -> bool:
+        return await self._write(
+            lambda conn: passkeys.sign_in(conn, passkey=passkey, new_count=new_count, session=session)
+        )
+
+    async def remove_passkey(self, claim_id: int, passkey_id: int) -> passkeys.Removed:
+        return await self._write(lambda conn: passkeys.remove_passkey(conn, claim_id, passkey_id))
+
+    async def sign_out(self, token_hash: str) -> None:
+        await self._write(lambda conn: passkeys.drop_session(conn, token_hash))
+
+    async def sign_out_everywhere(self, claim_id: int) -> int:
+        return await self._write(lambda conn: passkeys.drop_sessions(conn, claim_id))
+
+    async def add_device_code(
+        self, code_hash: str, claim_id: int, *, now: datetime, lasts: timedelta
+    ) -> None:
+        await self._write(
+            lambda conn: passkeys.add_device_code(
+                conn, code_hash=code_hash, claim_id=claim_id, now=now, lasts=lasts
+            )
+        )
+
+    async def take_device_code(self, code_hash: str, now: datetime) -> int | None:
+        """The claim a one-time code adds a device to, used up (None: unknown, used or lapsed)."""
+        return await self._write(lambda conn: passkeys.take_device_code(conn, code_hash, now))
 
     async def _write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run ``work`` in a write transaction of the scheduler; what it returned, once committed."""

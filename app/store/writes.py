@@ -32,6 +32,7 @@ from app.table import (
 from app.table.schedule import stored_due, turn_seat
 from app.table.text import name_key, name_skeleton
 
+from . import push
 from .errors import StoreError, VersionConflict
 from .models import GamePlayerRow, GameRow, RoomRow, RoundScoreRow, SeatRow
 from .moves import GAMES, ROOMS, MoveRow, log_move
@@ -148,12 +149,14 @@ async def change_room(session: AsyncSession, change: Change, write: RoomWrite) -
         case RemoveSeat():  # a removal below the host moves the host down
             await _bump(session, change.table, **_host(change.table))
             await _remove_seat(session, code, write.index)
+            await push.drop_unseated(session, code)
         case AddSeat():
             await _bump(session, change.table)
             session.add(_seat_row(code, write.seat, now))
         case ReplaceSeat():  # a person who left passes the host role in the same write
             await _bump(session, change.table, **_host(change.table))
             await _replace_seat(session, code, write.seat)
+            await push.drop_unseated(session, code)
             if write.handed and change.table.game_id is not None:  # that game counts for nobody there
                 await session.execute(
                     update(PLAYERS)

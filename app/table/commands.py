@@ -87,6 +87,17 @@ def has_open_seat(table: Table) -> bool:
     return table.status is RoomStatus.LOBBY and len(table.seats) < table.seat_count
 
 
+def refuse_kept(name: str, *, kept: bool) -> None:
+    """Refuse a name kept with a passkey (or a look-alike of one) to anyone not signed in as it. Whether it is
+    (``kept``) is the store's fact, found by the room layer (``app.rooms.kept_names``) and passed in: before
+    a REST join or a new table, and into ``request_seat`` for a spectator's request on a socket."""
+    if kept:
+        raise Refusal(
+            "name_kept",
+            f"{name!r} is kept by its holder with a passkey; sign in as it, or play under another name",
+        )
+
+
 def _name_free(table: Table, name: str, *, own: int | None = None) -> None:
     """Refuse ``name`` when it reads as the name of a seat or of a request for one (case, digits, invisible
     characters and look-alikes of other scripts folded: ``name_skeleton``), so nobody passes for a player.
@@ -158,7 +169,14 @@ def _claimed(table: Table, seat: Seat, claim: Claim | None, at: datetime) -> Cha
 
 
 def request_seat(
-    table: Table, *, index: int, name: str | None, token_hash: str, at: datetime, origin: str | None = None
+    table: Table,
+    *,
+    index: int,
+    name: str | None,
+    token_hash: str,
+    at: datetime,
+    origin: str | None = None,
+    kept: bool = False,
 ) -> Change | None:
     """A spectator asks for a bot's seat, at any time. The seat's own former player needs no approval; anyone
     else waits for the host's. The seat passes at the next moment the rules allow. None: asked already."""
@@ -177,6 +195,7 @@ def request_seat(
     if name is None and not former:
         raise Refusal("bad_message", "say the name you will play under")
     if name is not None:
+        refuse_kept(name, kept=kept)
         _name_free(table, name, own=index if former else None)
     claim = Claim(seat.name if name is None else name, token_hash, approved=former, origin=origin)
     return _claimed(table, seat, claim, at)

@@ -36,6 +36,7 @@ _SERVER_CODES: dict[str, int] = {
     "name_taken": 400,
     "name_for_bots": 422,
     "name_mixes_scripts": 422,
+    "name_kept": 403,
     "no_request": 400,
     "game_not_started": 400,
     "stale_version": 400,
@@ -50,6 +51,18 @@ _REST_ONLY: dict[str, int] = {
     "round_not_finished": 409,
     "game_not_finished": 409,
     "bad_subscription": 422,
+    # Passkeys (app.api.passkeys): the ceremonies, the session, the one-time device codes.
+    "not_json": 415,
+    "bad_origin": 403,
+    "challenge_unknown": 400,
+    "challenge_expired": 400,
+    "passkey_refused": 400,
+    "wrong_passkey": 403,
+    "sign_count_backwards": 403,
+    "not_signed_in": 401,
+    "not_kept": 404,
+    "bad_device_code": 400,
+    "passkey_not_found": 404,
 }
 # Engine codes answered over REST (options given when a room is created); the others only reach sockets.
 _ENGINE_HTTP = {"bad_options": 422}

@@ -74,7 +74,8 @@ export const gameReplay = (id) => request('GET', `/api/games/${encodeURIComponen
 
 // Standings (REST): a player's record by name; the players' boards and the best and worst games.
 export const playerRecord = (name) => request('GET', `/api/players/${encodeURIComponent(name)}`);
-export const playersBoard = (by, limit, offset) => request('GET', `/api/leaderboard?by=${encodeURIComponent(by)}&${page(limit, offset)}`);
+export const playersBoard = (by, limit, offset, claimed = false) => request('GET',
+  `/api/leaderboard?by=${encodeURIComponent(by)}&${page(limit, offset)}${claimed ? '&claimed=true' : ''}`);
 export const gamesBoard = (order, limit, offset) => request('GET', `/api/leaderboard/games?order=${encodeURIComponent(order)}&${page(limit, offset)}`);
 
 // Turn notifications (REST; js/push.js): the server's VAPID key, and a seat's subscription on this device on
@@ -82,3 +83,16 @@ export const gamesBoard = (order, limit, offset) => request('GET', `/api/leaderb
 export const pushKey = () => request('GET', '/api/push/key');
 export const pushOn = (code, body) => request('POST', `/api/rooms/${encodeURIComponent(code)}/push`, body);
 export const pushOff = (code, body) => request('POST', `/api/rooms/${encodeURIComponent(code)}/push/off`, body);
+
+// Names kept with passkeys (REST; js/passkeys.js): the ceremonies, the holder's passkeys, codes and sign-outs.
+// The session is an HttpOnly cookie the browser sends by itself (same origin); scripts never see it.
+export const passkeyClaimOptions = (name) => request('POST', '/api/passkeys/claim/options', { name });
+export const passkeyAddOptions = (code) => request('POST', '/api/passkeys/add/options', { code });
+export const passkeyRegister = (body) => request('POST', '/api/passkeys/register', body);
+export const passkeySignInOptions = (name) => request('POST', '/api/passkeys/sign-in/options', name ? { name } : {});
+export const passkeySignIn = (body) => request('POST', '/api/passkeys/sign-in', body);
+export const passkeyHolder = () => request('GET', '/api/passkeys/me', null, { cache: 'no-store' });
+export const passkeyRemove = (id) => request('DELETE', `/api/passkeys/${Number(id)}`);
+export const deviceCode = () => request('POST', '/api/passkeys/device-code', {});
+export const signOut = () => request('POST', '/api/passkeys/sign-out', {});
+export const signOutEverywhere = () => request('POST', '/api/passkeys/sign-out-everywhere', {});

@@ -22,6 +22,10 @@ function decoded(segment) {
 }
 
 function parseRoute() {
+  if (/^\/passkeys\/?$/.test(location.pathname)) {
+    const query = new URLSearchParams(location.search);
+    return { view: 'standings', name: null, passkeys: true, keep: query.get('name'), signin: query.get('signin') };
+  }
   const standings = location.pathname.match(/^\/standings(?:\/(.+?))?\/?$/);
   if (standings) return { view: 'standings', name: standings[1] ? decoded(standings[1]) : null };
   const game = location.pathname.match(/^\/games\/([a-z0-9]+)\/?$/); // a replay by the game's id alone

@@ -64,6 +64,7 @@ export const STANDINGS_STRINGS = {
     practice_label: 'Practice: not counted in standings',
     practice_tag: 'practice',
     practice_named: '{name} plays for practice (not counted)',
+    keep_name: 'Keep this name',
   },
   fa: {
     standings: 'رده‌بندی',
@@ -126,6 +127,7 @@ export const STANDINGS_STRINGS = {
     practice_label: 'تمرینی: در رده‌بندی شمرده نمی‌شود',
     practice_tag: 'تمرینی',
     practice_named: '{name} تمرینی بازی می‌کند (شمرده نمی‌شود)',
+    keep_name: 'این نام را نگه دار',
   },
 };
 addStrings(STANDINGS_STRINGS);

@@ -1,8 +1,12 @@
 """The service worker shows a turn notification from a push, in a real Chromium: the push is delivered through
 the DevTools protocol (``ServiceWorker.deliverPushMessage``, as a push service's would be, decrypted), and
 the worker shows the server's JSON (title, body, tag, icon, language and direction, the table to open).
-What a push service sends, encrypted and signed, is tested in tests/push against a real push service; a
-tap on the notification (``notificationclick``) cannot be made here: Chromium has no way to click one."""
+What a push service sends, encrypted and signed, is tested in tests/push against a real push service.
+
+A tap on a notification cannot be made here: headless Chromium shows none to click, and only a real tap lets
+the worker open or focus a window (``clients.openWindow`` says "Not allowed to open a window" otherwise). So
+the tap's handler (``openTable``, what ``notificationclick`` runs) is called in the worker with the shown
+notifications' own data, with ``openWindow`` and ``focus`` recording what the tap would open."""
 
 from __future__ import annotations
 
@@ -74,3 +78,55 @@ def test_a_push_shows_the_turn_in_both_languages(new_page: Any, server: str) -> 
     )
     shown_now = shown_when(page, lambda shown: any(n["title"].endswith("(2)") for n in shown))
     assert len(shown_now) == len(pushes)
+
+
+TAP = """async () => {
+  const done = [];
+  self.clients.openWindow = async (url) => { done.push(['open', url]); return null; };
+  WindowClient.prototype.focus = async function () { done.push(['focus', this.url]); return this; };
+  const shown = await self.registration.getNotifications();
+  const tags = ['turn-K7QX3MPA', 'turn-M2PQ7RST', 'turn-OTHER'];
+  for (const tag of tags) await openTable(shown.find((n) => n.tag === tag).data.url);
+  await openTable('/r/k7qx3mpa/');  // the same table, in other letters
+  await openTable('//evil.example/r/K7QX3MPA');  // another site, however written
+  await openTable(undefined);
+  return done;
+}"""
+
+
+def test_a_tap_focuses_the_tables_open_window_or_opens_one_there_and_only_on_this_site(
+    new_page: Any, server: str
+) -> None:
+    page = new_page(service_workers="allow", permissions=["notifications"])
+    page.goto(f"{server}/")
+    controlled(page)
+    cdp = page.context.new_cdp_session(page)
+    registration = registration_id(page, cdp, f"{server}/")
+    page.goto(f"{server}/r/K7QX3MPA")  # a window open at one table
+    for code, url in (
+        ("K7QX3MPA", "/r/K7QX3MPA"),
+        ("M2PQ7RST", "/r/M2PQ7RST"),
+        ("OTHER", "https://evil.example/r/K7"),
+    ):
+        push = {
+            "title": "Your turn",
+            "body": "",
+            "url": url,
+            "tag": f"turn-{code}",
+            "lang": "en",
+            "dir": "ltr",
+        }
+        cdp.send(
+            "ServiceWorker.deliverPushMessage",
+            {"origin": server, "registrationId": registration, "data": json.dumps(push)},
+        )
+    shown_when(page, lambda shown: len(shown) == 3)
+    (worker,) = page.context.service_workers
+    assert worker.evaluate(TAP) == [
+        ["focus", f"{server}/r/K7QX3MPA"],
+        ["open", f"{server}/r/M2PQ7RST"],
+        ["open", f"{server}/"],
+        ["focus", f"{server}/r/K7QX3MPA"],
+        ["open", f"{server}/"],
+        ["open", f"{server}/"],
+    ]

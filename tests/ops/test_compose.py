@@ -106,7 +106,9 @@ def test_the_scale_file_leaves_caddy_as_the_only_entry() -> None:
 
 def test_the_scale_profile_runs_redis_and_balances_every_replica_through_caddy() -> None:
     """`--profile scale --scale app=N`: the replicas share Redis (when REDIS_URL is set), wait for it when it
-    runs, and Caddy's configuration (checked by Caddy itself) balances every replica it finds in DNS."""
+    runs, and Caddy's configuration (checked by Caddy itself) balances every replica it finds in DNS, a
+    table's requests on one replica by the hash of the code in their path (a client's own ``X-Table``
+    dropped)."""
     import json
     import os
     import shutil
@@ -136,13 +138,25 @@ def test_the_scale_profile_runs_redis_and_balances_every_replica_through_caddy()
         adapted = subprocess.run(args, env=env, capture_output=True, text=True, timeout=30, check=True)
     config = json.loads(adapted.stdout)
     server = config["apps"]["http"]["servers"]["srv0"]
-    proxy = server["routes"][0]["handle"][0]["routes"][0]["handle"][0]
     assert server["routes"][0]["match"] == [{"host": ["x.org"]}]
+    steps = server["routes"][0]["handle"][0]["routes"][0]["handle"][0][
+        "routes"
+    ]  # the `route` block, in order
+    dropped, named, proxied = steps
+    assert dropped == {"handle": [{"handler": "headers", "request": {"delete": ["X-Table"]}}]}
+    assert named["match"] == [
+        {"path_regexp": {"name": "table", "pattern": "^/(?:ws|api/rooms)/([A-Za-z0-9]+)"}}
+    ]
+    assert named["handle"] == [
+        {"handler": "headers", "request": {"set": {"X-Table": ["{http.regexp.table.1}"]}}}
+    ]
+    (proxy,) = proxied["handle"]
     assert proxy["dynamic_upstreams"] == {
         "name": "app",
         "port": "8000",
         "refresh": 1_000_000_000,
         "source": "a",
     }
-    assert proxy["load_balancing"]["selection_policy"] == {"policy": "round_robin"}
+    # A table's sockets and REST calls on one replica: the hash of the code in the path.
+    assert proxy["load_balancing"]["selection_policy"] == {"policy": "header", "field": "X-Table"}
     assert proxy["health_checks"]["passive"]["unhealthy_status"] == [503]

@@ -85,6 +85,9 @@ async def test_the_person_on_turn_is_nudged_once_while_away_and_reminded_with_an
     assert room.table.game.turn == 1 - turn
     await room.detach(sockets[1 - turn].conn)
     await look(manager, pusher)
+    assert service.at("waiting") == [], "a turn begun this instant: another process may not have said yet"
+    await clock.advance(paced.TURN_SETTLES.total_seconds())  # that the person has a socket open there
+    await look(manager, pusher)
     assert len(service.at("waiting")) == 1, "now their turn, and away"
     assert len(service.at("on-turn")) == 2
 
@@ -148,6 +151,7 @@ async def test_a_three_player_table_at_24_hours_a_turn_is_played_over_days_to_it
         if game.is_over:
             break
         seat = game.turn
+        await clock.advance(paced.TURN_SETTLES.total_seconds())
         await look(manager, pusher)
         expected[seat] += 1
         got = [n for n in service.at(f"seat-{seat}") if n.payload["title"].startswith("Your turn")]

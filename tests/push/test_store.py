@@ -9,7 +9,10 @@ from datetime import timedelta
 
 from sqlalchemy import text
 
+from app.rooms import hash_token
 from app.store import Store
+from app.table import Change, Table, commands
+from app.table.commands import new_table
 
 from .conftest import NOW, OMID, SARA, make_rooms, subscription
 
@@ -104,3 +107,38 @@ async def test_the_subscriptions_go_with_their_room(store: Store) -> None:
     async with store.engine.begin() as conn:
         await conn.execute(text("delete from rooms where code = 'PUSH2345'"))
     assert await store.push_subscriptions("PUSH2345", SARA) == []
+
+
+async def commit(store: Store, change: Change | None) -> Table:
+    assert change is not None
+    await store.commit(change)
+    return change.table
+
+
+async def test_a_token_that_no_longer_holds_a_seat_loses_its_subscriptions(store: Store) -> None:
+    """Removed from the lobby: gone at once. Left during a game: kept while a bot plays the seat for it (it
+    may take the seat back unasked); gone when someone else takes that seat. The host's stay throughout."""
+    code, guest, newcomer = "SEAT2345", hash_token("guest's token"), hash_token("newcomer's token")
+    table = new_table(code=code, host="Sara", token_hash=SARA, bots=[], seat_count=2, options={}, now=NOW)
+    await store.create_room(table, now=NOW)
+
+    table = await commit(store, commands.join(table, name="Guest", token_hash=guest, at=NOW))
+    await store.push_subscribe(subscription(ENDPOINT + "host", code=code), now=NOW)
+    await store.push_subscribe(subscription(ENDPOINT + "guest", code=code, token_hash=guest), now=NOW)
+    table = await commit(store, commands.remove_seat(table, index=1, at=NOW))
+    assert await store.push_subscriptions(code, guest) == []
+    assert len(await store.push_subscriptions(code, SARA)) == 1
+
+    table = await commit(store, commands.join(table, name="Guest", token_hash=guest, at=NOW))
+    await store.push_subscribe(subscription(ENDPOINT + "guest", code=code, token_hash=guest), now=NOW)
+    table = await commit(store, commands.leave(table, index=1, at=NOW, away={}))
+    assert len(await store.push_subscriptions(code, guest)) == 1, "a bot plays the seat for them"
+
+    asked = commands.request_seat(table, index=1, name="New", token_hash=newcomer, at=NOW)
+    table = await commit(store, asked)
+    assert len(await store.push_subscriptions(code, guest)) == 1, "only asked for: still theirs"
+    table = await commit(store, commands.approve_seat(table, index=1, at=NOW))
+    assert table.seats[1].token_hash == newcomer
+    assert await store.push_subscriptions(code, guest) == []
+    assert len(await store.push_subscriptions(code, SARA)) == 1
+    assert len(await store.push_subscriptions("PUSH2345", SARA)) == 0, "another room: untouched"

@@ -27,6 +27,7 @@ from app.rooms.driver import MAX_FAILURES as BOT_MAX_FAILURES
 from app.rooms.driver import RETRY_SECONDS as BOT_RETRY_SECONDS
 from app.rooms.feed import RoundMoves
 from app.rooms.kept_chat import CHAT_BOUND
+from app.rooms.manager import FOLLOWED_IDLE_SECONDS
 from app.rooms.room import PRESENCE_SECONDS
 from app.store import ChatBound, ChatRecord
 from app.table import TRANSITIONS, Change, RoomStatus, WrongStatus
@@ -655,6 +656,32 @@ async def test_idle_rooms_leave_memory_and_load_again_and_lookups_leave_nothing_
     assert await manager.evict_idle() == 1 and room.code not in manager.rooms
     again = await manager.get(room.code)
     assert again is not None and again is not room and again.table == room.table
+
+
+async def test_with_several_processes_a_live_table_with_no_socket_here_soon_leaves_memory(
+    manager: RoomManager, clock: ManualClock, elsewhere: RoomManager
+) -> None:
+    """The balancer puts a table's sockets on one process; the process that created it (or that its last
+    socket here left) would otherwise follow every move made elsewhere for ROOM_IDLE_SECONDS. A paced table
+    keeps the rule of one process: it moves at its deadline with nobody at it."""
+    there: ManualClock = elsewhere.clock  # type: ignore[assignment]
+    created, _ = await elsewhere.create(name="Host", seat_count=2, bots=["normal"], options={})
+    watched, host, _ = await seated(elsewhere, seats=2)
+    paced_room, _ = await elsewhere.create(name="Host", seat_count=2, bots=[], options={"pace": 8})
+    await there.advance(FOLLOWED_IDLE_SECONDS - 1)
+    assert await elsewhere.evict_idle() == 0
+    await there.advance(1)
+    assert await elsewhere.evict_idle() == 1
+    assert set(elsewhere.rooms) == {watched.code, paced_room.code}, "a socket is here; paced: as before"
+    await watched.detach(host.conn)
+    await there.advance(FOLLOWED_IDLE_SECONDS)
+    assert await elsewhere.evict_idle() == 1 and set(elsewhere.rooms) == {paced_room.code}
+    again = await elsewhere.get(created.code)
+    assert again is not None and again.table == created.table, "the store is the truth: it loads again"
+
+    alone, _ = await manager.create(name="Host", seat_count=2, bots=[], options={})  # one process
+    await clock.advance(FOLLOWED_IDLE_SECONDS * 6)
+    assert await manager.evict_idle() == 0 and alone.code in manager.rooms
 
 
 async def test_lobby_commands_that_change_nothing_write_nothing_and_are_rate_limited(

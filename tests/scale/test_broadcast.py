@@ -1,6 +1,7 @@
-"""Notices over a real Redis: a burst of publishes far larger than the connection pool (a busy process at
-saturation) all reach the other process, in no more connections than the pool allows; after Redis restarts,
-the first notice and the first lease go through (the pool's dead connections are replaced)."""
+"""Notices over a real Redis, one server and a cluster of three (``REDIS_KINDS``): a burst of publishes far
+larger than the connection pool (a busy process at saturation) all reach the other process, in no more
+connections than the pool allows; after Redis restarts (on a cluster: the node of the room), the first notice
+and the first lease go through (the pool's dead connections are replaced)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from app.rooms.broadcast import Notice, RedisBroadcaster, encode_notice
+from app.rooms.broadcast import Notice, encode_notice
 from app.rooms.lease import RedisLeases
+from app.rooms.redis_broadcast import RedisBroadcaster
+from app.rooms.redis_link import room_channel
+from app.waiting import probe_redis
 
-from .cluster import RedisServer
+from .cluster import REDIS_KINDS, Redis, RedisCluster, client_of, redis_of
 
 # A redis-server of its own and no app process: light enough to run beside anything (not in the "scale"
 # group, whose clusters run one at a time on one worker).
@@ -36,15 +40,15 @@ async def _until(check: object, seconds: float = 10.0) -> None:
 class Pair:
     """A redis-server of the test's own, a process publishing on it, and what another process heard."""
 
-    server: RedisServer
+    server: Redis
     sender: RedisBroadcaster
     receiver: RedisBroadcaster
     heard: list[int] = field(default_factory=list)
 
 
-@pytest.fixture
-async def pair(tmp_path: Path) -> AsyncIterator[Pair]:
-    server = RedisServer(tmp_path)
+@pytest.fixture(params=REDIS_KINDS)
+async def pair(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Pair]:
+    server = redis_of(request.param, tmp_path)
     server.start()
     both = Pair(server, RedisBroadcaster(server.url), RedisBroadcaster(server.url))
     both.receiver.subscribe("ROOM", lambda notice: both.heard.append(notice.version))
@@ -62,19 +66,22 @@ async def pair(tmp_path: Path) -> AsyncIterator[Pair]:
 
 async def test_a_burst_of_publishes_larger_than_the_pool_all_arrive(pair: Pair) -> None:
     sender, heard = pair.sender, pair.heard
-    probe = aioredis.from_url(pair.server.url)
-    try:
-        await asyncio.gather(
-            *(sender.publish(Notice("ROOM", "state", version)) for version in range(1, BURST + 1))
-        )
-        await _until(lambda: len(heard) == BURST)
-        assert sorted(heard) == list(range(1, BURST + 1))
-        clients = await probe.client_list()
-        pool = sender.redis.connection_pool.max_connections
-        # Two pools and the probe's own connection: the burst did not open a connection per publish.
-        assert pool < BURST and len(clients) <= 2 * pool + 1
-    finally:
-        await probe.aclose()
+    await asyncio.gather(
+        *(sender.publish(Notice("ROOM", "state", version)) for version in range(1, BURST + 1))
+    )
+    await _until(lambda: len(heard) == BURST)
+    assert sorted(heard) == list(range(1, BURST + 1))
+    nodes = pair.server.nodes if isinstance(pair.server, RedisCluster) else [pair.server]
+    for node in nodes:
+        probe = aioredis.from_url(node.url)
+        try:
+            clients = await probe.client_list()
+        finally:
+            await probe.aclose()
+        # Two processes' connections and the probe's own: the burst did not open a connection per publish
+        # (one server: at most the pool; a cluster node: the one publisher's pipeline, a few commands).
+        pool = sender.redis.connection_pool.max_connections if len(nodes) == 1 else 4
+        assert pool < BURST and len(clients) <= 2 * pool + 1, (node.port, len(clients))
 
 
 async def test_after_redis_restarts_the_first_notice_and_lease_go_through(pair: Pair) -> None:
@@ -83,7 +90,7 @@ async def test_after_redis_restarts_the_first_notice_and_lease_go_through(pair: 
     try:
         await asyncio.gather(*(sender.publish(Notice("ROOM", "state", v)) for v in range(1, 9)))
         await _until(lambda: len(heard) == 8)  # the pool holds open connections now
-        server.kill()
+        server.kill("ROOM")  # on a cluster, the node that holds the room's channel and lease
         await _until(lambda: not sender.up and not receiver.up)
         server.start()
         await _until(lambda: sender.up and receiver.up)
@@ -95,11 +102,12 @@ async def test_after_redis_restarts_the_first_notice_and_lease_go_through(pair: 
         await leases.close()
 
 
-async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", REDIS_KINDS)
+async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path, kind: str) -> None:
     """Whoever reaches Redis publishes junk and forged notices on a room's channel: each is dropped on its
     own (the subscription stays up, no room is told to resync), and with a notice key a notice without its
     signature is dropped too, while the processes' own notices go through."""
-    server = RedisServer(tmp_path)
+    server = redis_of(kind, tmp_path)
     server.start()
     key = "a shared secret"
     sender, receiver = RedisBroadcaster(server.url, key=key), RedisBroadcaster(server.url, key=key)
@@ -108,7 +116,8 @@ async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path) 
     heard: list[int] = []
     receiver.subscribe("ROOM", lambda notice: heard.append(notice.version))
     sender.subscribe("ROOM", lambda _notice: None)
-    forger = aioredis.Redis.from_url(server.url)
+    forger = client_of(server)
+    command = "SPUBLISH" if kind == "cluster" else "PUBLISH"
     try:
         sender.start()
         receiver.start()
@@ -117,7 +126,7 @@ async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path) 
         unsigned = encode_notice(Notice("ROOM", "state", 99), "forger")
         wrongly_signed = encode_notice(Notice("ROOM", "state", 98), "forger", b"guessed")
         for junk in ("not json", "[1, 2]", '{"from": 1}', unsigned, wrongly_signed):
-            await forger.publish("tt:room:ROOM", junk)
+            await forger.execute_command(command, room_channel("ROOM"), junk)
         await sender.publish(Notice("ROOM", "state", 7))
         await _until(lambda: heard == [7])
         await asyncio.sleep(0.2)
@@ -127,3 +136,131 @@ async def test_malformed_and_unsigned_notices_are_dropped_alone(tmp_path: Path) 
         await sender.close()
         await receiver.close()
         server.kill()
+
+
+async def test_a_cluster_node_away_stops_only_its_rooms_and_the_leases_of_a_process_not_hearing(
+    tmp_path: Path,
+) -> None:
+    """On a cluster, a node away loses only the notices of the rooms whose slots it holds: a room on another
+    node is heard as before. A process that does not hear the heartbeats' channel (its node away, and for a
+    while after it is back) takes no lease, even on a node that answers: it would not know who is at the
+    table through the others (seen once in the scale suite: a connected person played for)."""
+    server = RedisCluster(tmp_path)
+    server.start()
+    sender, receiver = RedisBroadcaster(server.url), RedisBroadcaster(server.url)
+    away, node = "AWAY", server.node_of("AWAY")
+    # Two rooms on the node that goes away (two slots: subscribed again together, in one command each) and
+    # one on another node.
+    also = next(f"A{i}" for i in range(100) if server.node_of(f"A{i}") is node)
+    there = next(f"R{i}" for i in range(100) if server.node_of(f"R{i}") is not node)
+    heard: dict[str, list[int]] = {away: [], also: [], there: []}
+    for room in heard:
+        receiver.subscribe(room, lambda notice: heard[notice.room].append(notice.version))
+        sender.subscribe(room, lambda _notice: None)
+    leases = RedisLeases(sender.redis, sender.process_id, 2000, hearing=lambda: sender.hearing(away, 1.0))
+    try:
+        sender.start()
+        receiver.start()
+        await _until(lambda: sender.up and receiver.up)
+        assert await leases.acquire(there)
+        server.kill(away)
+        await _until(lambda: not receiver.hearing(away, 0) and not sender.hearing(away, 0))
+        assert receiver.hearing(there, 0) and not receiver.up
+        with pytest.raises(Exception):  # noqa: B017 (readiness: every node must answer)
+            await receiver.ping()
+        await sender.publish(Notice(there, "state", 1))
+        await _until(lambda: heard[there] == [1])
+        assert not await leases.acquire(there) and not leases.holds(there), "a lease taken while deaf"
+        server.start()
+        await _until(lambda: sender.hearing(away, 0) and receiver.up)
+        assert not await leases.acquire(there), "a lease taken before the others could be heard again"
+        await asyncio.sleep(1.0)
+        assert await leases.acquire(there)
+        await sender.publish(Notice(away, "state", 2))
+        await sender.publish(Notice(also, "state", 3))
+        await _until(lambda: heard[away] == [2] and heard[also] == [3])
+        assert receiver.up and sender.up
+    finally:
+        await leases.close()
+        await sender.close()
+        await receiver.close()
+        server.kill()
+
+
+async def test_the_startup_probe_of_a_cluster_pings_every_node(tmp_path: Path) -> None:
+    """``redis+cluster://`` at start (app.waiting): the probe answers when every node does, and fails while
+    one is away (a process would otherwise start deaf to that node's tables)."""
+    server = RedisCluster(tmp_path)
+    server.start()
+    try:
+        await probe_redis(server.url)
+        server.kill("ROOM")
+        with pytest.raises(Exception):  # noqa: B017 (whichever error redis-py raises for a node away)
+            await probe_redis(server.url)
+    finally:
+        server.kill()
+
+
+async def test_a_rooms_slot_moved_to_another_node_is_followed_there(tmp_path: Path) -> None:
+    """A reshard moves a room's slot: its node drops the room's subscriptions (``sunsubscribe``), every
+    process reads the slots again and subscribes on the new node, and the room's notices go on there."""
+    server = RedisCluster(tmp_path)
+    server.start()
+    sender, receiver = RedisBroadcaster(server.url), RedisBroadcaster(server.url)
+    heard: list[int] = []
+    receiver.subscribe("ROOM", lambda notice: heard.append(notice.version))
+    sender.subscribe("ROOM", lambda _notice: None)
+    try:
+        sender.start()
+        receiver.start()
+        await _until(lambda: sender.up and receiver.up)
+        await sender.publish(Notice("ROOM", "state", 1))
+        await _until(lambda: heard == [1])
+        target = server.move("ROOM")
+        await _until(lambda: sender.reconnects > 0 and receiver.reconnects > 0 and sender.up and receiver.up)
+        assert server.node_of("ROOM") is target
+        await sender.publish(Notice("ROOM", "state", 2))
+        await _until(lambda: heard == [1, 2])
+    finally:
+        await sender.close()
+        await receiver.close()
+        server.kill()
+
+
+async def test_what_a_process_remembers_of_rooms_is_only_the_rooms_loaded_there(pair: Pair) -> None:
+    """The shard of each room's channel is remembered while the room is loaded, and forgotten with it (a
+    process that served a million tables in a week keeps no trace of them)."""
+    sender = pair.sender
+    stops = [sender.subscribe(f"T{i}", lambda _notice: None) for i in range(50)]
+    for i in range(50):
+        await sender.publish(Notice(f"T{i}", "state", 1))
+    assert len(sender._shard_names) >= 50
+    for stop in stops:
+        stop()
+    await sender.publish(Notice("T0", "state", 2))  # a last notice after the room closed
+    assert set(sender._shard_names) <= {"ROOM"}
+
+
+async def test_a_processs_own_notices_back_from_redis_are_not_read_again(
+    pair: Pair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sender is subscribed to the room too (it has the table loaded), so Redis hands it back every notice
+    it published; it heard each one when publishing, and drops the copy without parsing it."""
+    import app.rooms.redis_broadcast as broadcast
+
+    decoded: list[str] = []
+    decode = broadcast.decode_notice
+
+    def counted(data: str, key: bytes = b"") -> tuple[str, Notice]:
+        decoded.append(data)
+        return decode(data, key)
+
+    monkeypatch.setattr(broadcast, "decode_notice", counted)
+    own: list[int] = []
+    pair.sender.subscribe("ROOM", lambda notice: own.append(notice.version))
+    for version in range(1, 51):
+        await pair.sender.publish(Notice("ROOM", "moves", version, {}))
+    await _until(lambda: len(pair.heard) == 50)
+    await asyncio.sleep(0.3)  # the sender's copies have come back by now
+    assert own == list(range(1, 51)), "heard once each, when published"
+    assert len(decoded) == 50, "only the receiver read them"

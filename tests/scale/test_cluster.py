@@ -1,5 +1,7 @@
 """Three ``python -m app`` processes on one PostgreSQL and one Redis, behind Caddy: whole games with sockets
-on different processes, through a process SIGKILLed mid-game and through Redis restarted mid-game."""
+on different processes, through a process SIGKILLed mid-game and through Redis restarted mid-game. Each on
+one Redis server and on a Redis Cluster of three nodes (``REDIS_KINDS``; there, the node that holds the
+first table's slot is the one restarted)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 
 from tests.api.wsclient import stored_game
 
-from .cluster import ready, running_cluster
+from .cluster import REDIS_KINDS, ready, running_cluster
 from .games import check_finished, close, drive, open_table
 
 pytestmark = [pytest.mark.scale, pytest.mark.postgres, pytest.mark.xdist_group("scale")]
@@ -19,11 +21,12 @@ pytestmark = [pytest.mark.scale, pytest.mark.postgres, pytest.mark.xdist_group("
 SERVER = {"GRACE_SECONDS": "2"}  # seat 3 leaves: the server plays it 2 s later (a timer, run once)
 
 
-async def test_a_process_killed_mid_game_loses_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", REDIS_KINDS)
+async def test_a_process_killed_mid_game_loses_nothing(tmp_path: Path, kind: str) -> None:
     """Also the plain case before the kill: two tables of a bot, a seat the server plays by its timer and
     people on different processes, all three processes serving rounds 1 and 2 (the redis test below plays
     such tables on three processes to their end)."""
-    async with running_cluster(tmp_path, **SERVER) as (cluster, store):
+    async with running_cluster(tmp_path, redis_kind=kind, **SERVER) as (cluster, store):
         assert (await ready(cluster.base)).json() == {"status": "ok", "redis": "ok"}
         tables = [await open_table(cluster, [0, 1, 2, 2]), await open_table(cluster, [1, 0, 2, 1])]
         await asyncio.gather(*(drive(t, store, lambda s: s.round >= 3) for t in tables))
@@ -43,12 +46,13 @@ async def test_a_process_killed_mid_game_loses_nothing(tmp_path: Path) -> None:
         assert time.monotonic() - killed_at < 90
 
 
-async def test_redis_restarted_mid_game_loses_nothing(tmp_path: Path) -> None:
-    async with running_cluster(tmp_path, **SERVER) as (cluster, store):
+@pytest.mark.parametrize("kind", REDIS_KINDS)
+async def test_redis_restarted_mid_game_loses_nothing(tmp_path: Path, kind: str) -> None:
+    async with running_cluster(tmp_path, redis_kind=kind, **SERVER) as (cluster, store):
         tables = [await open_table(cluster, [0, 1, 2, 0]), await open_table(cluster, [2, 1, 0, 1])]
         await asyncio.gather(*(drive(t, store, lambda s: s.round >= 3) for t in tables))
         acked = sum(len(t.acked) for t in tables)
-        cluster.redis.kill()
+        cluster.redis.kill(tables[0].code)  # a cluster: the node of the first table's slot
         # Without Redis, people's moves still commit; server moves wait for a lease until it is back.
         moved = [(await stored_game(store, t.game_id))[1].moves for t in tables]
         pairs = zip(tables, moved, strict=True)

@@ -12,26 +12,33 @@ import redis.asyncio as aioredis
 
 from app.rooms.lease import RedisLeases
 
-from .cluster import RedisServer
+from .cluster import REDIS_KINDS, RedisServer, client_of, redis_of
 
 # A redis-server of its own and no app process: light enough to run beside anything (not in the "scale"
 # group, whose clusters run one at a time on one worker).
 pytestmark = [pytest.mark.scale]
 
 
-async def test_one_holder_renewed_then_taken_over_when_it_stops(tmp_path: Path) -> None:
-    server = RedisServer(tmp_path)
+@pytest.mark.parametrize("kind", REDIS_KINDS)
+async def test_one_holder_renewed_then_taken_over_when_it_stops(tmp_path: Path, kind: str) -> None:
+    """On a cluster too: each lease is one key on the shard of its table, and A's renewals of tables on every
+    node go in one pipeline (split by node)."""
+    server = redis_of(kind, tmp_path)
     server.start()
-    client = aioredis.from_url(server.url)
+    client = client_of(server)
     # Lives long enough that a busy machine's event loop still renews in time (renewals are real time).
     a, b = RedisLeases(client, "a", 1500), RedisLeases(client, "b", 1500)
     try:
         # A hang fails with where it waited (once, in a loaded run, this test waited 10 minutes and more).
         async with asyncio.timeout(60):
-            assert await a.acquire("ROOM")
+            others = [f"T{i}" for i in range(12)]  # a dozen slots: every node of a cluster holds some
+            for code in ["ROOM", *others]:
+                assert await a.acquire(code)
             assert not await b.acquire("ROOM")
             await asyncio.sleep(3.5)  # more than two lives: still A's, because A renews it
             assert not await b.acquire("ROOM") and a.holds("ROOM")
+            for code in others:
+                assert a.holds(code) and not await b.acquire(code), code
             await a.close()  # released: B takes it at once
             assert await b.acquire("ROOM")
             assert b._task is not None

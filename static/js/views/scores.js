@@ -5,7 +5,7 @@ import { html, nothing, render } from '../html.js';
 import { t } from '../i18n.js';
 import { pauseLeft, pausing } from '../pause.js';
 import { avatarEl, nameTemplate } from '../avatars.js';
-import { playerLink, standingsLink } from './standings-links.js';
+import { keepLink, playerLink, standingsLink } from './standings-links.js';
 import { fitCues, historyLink, meldGroups, scoreSheet, sheetBox, seatName as nameAmong, winnersLine } from './widgets.js';
 import '../i18n-standings.js';
 import '../i18n-table.js';
@@ -128,7 +128,9 @@ function dialogTemplate(ctx, actions) {
         >${t('rematch')}</button>`
       : html`<p class="notice">${t('waiting_rematch')}</p>`
     : nothing;
-  const links = over ? html`${historyLink(ctx.room.code, actions, 'secondary')}${standingsLink(actions, 'secondary')}` : nothing;
+  const mine = ctx.seat === null ? null : ctx.room.seats.find((s) => s.seat === ctx.seat);
+  const keep = mine && !mine.bot && !mine.program && mine.name ? keepLink(mine.name, actions) : nothing;
+  const links = over ? html`${historyLink(ctx.room.code, actions, 'secondary')}${standingsLink(actions, 'secondary')}${keep}` : nothing;
   const buttons = html`<div class="row end">${links}${rematch}${close}</div>`;
   const sheet = sheetBox(liveScoreSheet(ctx, actions));
   const reveal = result ? roundReveal(ctx, result, over) : nothing;

@@ -9,6 +9,14 @@ export const STANDINGS_PATH = '/standings';
 /** A player's standings page: the name as typed at the table (the server folds case and look-alikes). */
 export const playerPath = (name) => `${STANDINGS_PATH}/${encodeURIComponent(name)}`;
 
+/** The passkeys page, to keep ``name`` with a passkey (views/passkeys.js). */
+export const keepPath = (name) => `/passkeys?name=${encodeURIComponent(name)}`;
+
+/** "Keep this name": a person's own name, kept with a passkey (the game over's, the record's). */
+export function keepLink(name, actions, className = 'secondary') {
+  return pageLink(keepPath(name), actions, { class: className, testid: 'keep-this-name' }, t('keep_name'));
+}
+
 /** A finished game's replay, by its public id (a record never names its table). */
 export const gamePath = (id) => `/games/${encodeURIComponent(id)}`;
 

@@ -9,6 +9,7 @@ import { errorText, num, t } from '../i18n.js';
 import { decimal, percent } from '../figures.js';
 import { formatDate } from './history.js';
 import { STANDINGS_PATH, gamePath, pageLink, playerLink, playerPath } from './standings-links.js';
+import { keptPart, loadHolder, passkeysTemplate } from './passkeys.js';
 import '../i18n-standings.js';
 import '../i18n-table.js';
 
@@ -25,16 +26,19 @@ const BOARDS = {
 };
 
 /** The page's part of the state, as a fresh page starts it. */
-const pageOf = (ctx) => ({ board: 'wins', offset: 0, data: null, record: null, error: null, loading: false, missing: false, ...ctx.page });
+const pageOf = (ctx) => ({ board: 'wins', offset: 0, data: null, record: null, error: null, loading: false, missing: false,
+  claimedOnly: false, holder: null, ...ctx.page });
 
 /** Fetch the board ``board`` at ``offset`` (a newer ask, or another page, makes the answer stale). */
 async function loadBoard(ctx, actions, board, offset) {
   const route = ctx.route;
   const query = BOARDS[board];
-  const stale = () => ctx.route !== route || pageOf(ctx).board !== board || pageOf(ctx).offset !== offset;
+  const claimed = pageOf(ctx).claimedOnly;
+  const stale = () => ctx.route !== route || pageOf(ctx).board !== board || pageOf(ctx).offset !== offset
+    || pageOf(ctx).claimedOnly !== claimed;
   try {
     const data = query.kind === 'players'
-      ? await api.playersBoard(query.by, PAGE_SIZE, offset)
+      ? await api.playersBoard(query.by, PAGE_SIZE, offset, claimed)
       : await api.gamesBoard(query.order, PAGE_SIZE, offset);
     if (!stale()) actions.setPage({ data, error: null, loading: false });
   } catch (err) {
@@ -56,7 +60,11 @@ async function loadRecord(ctx, actions) {
 
 /** Each visit fetches afresh (a language switch only draws again). */
 export function enter(ctx, actions) {
-  if (ctx.route.name) loadRecord(ctx, actions);
+  if (ctx.route.passkeys) loadHolder(ctx, actions);
+  else if (ctx.route.name) {
+    loadRecord(ctx, actions);
+    loadHolder(ctx, actions);
+  }
   else {
     actions.setPage({ loading: true });
     loadBoard(ctx, actions, 'wins', 0);
@@ -87,11 +95,13 @@ function rank(board, data, i) {
 const leader = (board, data, i) => (crowned(board, data, i) ? 'leader' : nothing);
 
 function playersTable(board, data, actions) {
+  const kept = html` <span class="tag kept-tag" data-testid="kept-tag" title=${t('kept_name')}><span aria-hidden="true">🔒</span> ${
+    t('kept_tag')}</span>`;
   return html`<table class="score-sheet leaderboard standings-board" data-testid="players-board"><thead><tr><th scope="col">#</th><th
     scope="col" class="start">${t('col_player')}</th><th scope="col">${t('col_games')}</th><th scope="col">${t('col_wins')}</th><th
     scope="col" class="wide-only">${t('col_win_rate')}</th><th scope="col">${t('col_average')}</th></tr></thead><tbody>${
     data.items.map((row, i) => html`<tr class=${leader(board, data, i)} data-testid="board-row">${rank(board, data, i)}<th scope="row"
-    class="start">${playerLink(row.name, actions)}</th><td>${num(row.games)}</td><td data-testid="cell-wins">${decimal(row.wins, 2)}</td><td
+    class="start">${playerLink(row.name, actions)}${row.claimed ? kept : nothing}</th><td>${num(row.games)}</td><td data-testid="cell-wins">${decimal(row.wins, 2)}</td><td
     class="wide-only">${percent(row.win_rate)}</td><td data-testid="cell-average">${decimal(row.average_total, 1)}</td></tr>`)}</tbody></table>`;
 }
 
@@ -148,6 +158,12 @@ function boardsPage(ctx, actions) {
     actions.setPage({ offset, loading: true });
     loadBoard(ctx, actions, view.board, offset);
   };
+  const claimedOnly = (event) => {
+    actions.setPage({ claimedOnly: event.currentTarget.checked, offset: 0, data: null, loading: true });
+    loadBoard(ctx, actions, view.board, 0);
+  };
+  const toggle = BOARDS[view.board].kind === 'players' ? html`<label class="check claimed-only"><input type="checkbox"
+    data-testid="claimed-only" .checked=${view.claimedOnly} @change=${claimedOnly}> ${t('claimed_only')}</label>` : nothing;
   const tabs = html`<div class="board-tabs" role="group" aria-label=${t('boards')}>${Object.keys(BOARDS).map((key) => html`<button
     type="button" class="board-tab" data-testid=${`board-${key}`} aria-pressed=${view.board === key ? 'true' : 'false'}
     @click=${() => pick(key)}>${t(`board_${key}`)}</button>`)}</div>`;
@@ -168,7 +184,7 @@ function boardsPage(ctx, actions) {
     aria-busy=${view.loading ? 'true' : nothing}><div class="page-head"><h1>${t('standings')}</h1></div><p class="hint on-felt public-note"
     data-testid="public-note">${t('standings_public')}</p><div class="standings-grid"><section class="panel"
     aria-labelledby="board-title"><h2 class="sr-only" id="board-title">${t(`board_${view.board}`)}</h2>${tabs}<p class="hint board-hint">${
-    t(`board_${view.board}_hint`)}</p>${body}</section><section class="panel find-panel">${findForm(actions)}</section></div></div>`;
+    t(`board_${view.board}_hint`)}</p>${toggle}${body}</section><section class="panel find-panel">${findForm(actions)}</section></div></div>`;
 }
 
 // ---- a player's record --------------------------------------------------------------------------------
@@ -283,7 +299,7 @@ function playerPage(ctx, actions) {
   if (!record) return wrap(html`<p class="loading" role="status">${t('loading')}</p>`);
   const rtl = document.documentElement.dir === 'rtl';
   const date = (iso) => html`<time datetime=${iso}>${formatDate(iso)}</time>`;
-  return wrap(html`<div class="standings-grid"><section class="panel" aria-label=${t('standings_of', { name: record.name })}><dl
+  return wrap(html`${keptPart(record, view.holder, actions)}<div class="standings-grid"><section class="panel" aria-label=${t('standings_of', { name: record.name })}><dl
     class="figures">${figure(t('fig_games'), num(record.games), 'fig-games')}${figure(t('fig_wins'), decimal(record.wins, 2), 'fig-wins')}${
     figure(t('fig_win_rate'), percent(record.win_rate), 'fig-win-rate')}${figure(t('fig_average'), decimal(record.average_total, 1), 'fig-average')}${
     figure(t('fig_out_first'), num(record.rounds_out_first), 'fig-out-first')}${figure(t('fig_perfect'), num(record.perfect_games), 'fig-perfect')
@@ -296,5 +312,6 @@ function playerPage(ctx, actions) {
 
 /** The standings page (the boards, or one player's record) as the state has it. */
 export function standingsTemplate(ctx, actions) {
+  if (ctx.route.passkeys) return passkeysTemplate(ctx, actions);
   return ctx.route.name ? playerPage(ctx, actions) : boardsPage(ctx, actions);
 }
