@@ -12,7 +12,6 @@ import io
 from typing import Annotated
 from urllib.parse import urlsplit
 
-import segno
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
@@ -44,6 +43,8 @@ def room_link_or_none(link: str, origin: str) -> str | None:
 def qr_svg(link: str) -> bytes:
     """The QR code of ``link``: black modules on white with the standard 4-module quiet zone, medium error
     correction (a phone reads it off a scratched screen), one path, scaled by CSS."""
+    import segno  # at the first QR code drawn, not at start: only a host sharing a link needs it
+
     out = io.BytesIO()
     segno.make(link, error="m", micro=False).save(
         out, kind="svg", border=4, dark="#000", light="#fff", xmldecl=False, omitsize=True, svgclass=None

@@ -1,6 +1,10 @@
 """The server's VAPID key pair (RFC 8292): made once, at its first need, and kept in the database (so every
 process signs with the same key, and a backup of the database holds it); and the signed token that names
-this server to a push service."""
+this server to a push service.
+
+The cryptography behind it (``cryptography``'s elliptic curves, py_vapid) is imported when a key is first
+made or read, not with this module: about 9 MB of the serving process's memory that a server whose players
+never turn on notifications does not need (``tests/ops/test_lean_imports.py``)."""
 
 from __future__ import annotations
 
@@ -8,10 +12,6 @@ import base64
 import time
 from dataclasses import dataclass
 from typing import Any
-
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from py_vapid import Vapid
 
 from app.store import Store
 
@@ -25,6 +25,8 @@ def b64url(data: bytes) -> str:
 
 def new_private_key() -> str:
     """A new P-256 private key, as base64url of its 32 bytes."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
     private = ec.generate_private_key(ec.SECP256R1())
     return b64url(private.private_numbers().private_value.to_bytes(32, "big"))
 
@@ -39,6 +41,9 @@ class VapidKey:
 
     @classmethod
     def from_private(cls, private: str) -> VapidKey:
+        from cryptography.hazmat.primitives import serialization
+        from py_vapid import Vapid
+
         vapid = Vapid.from_raw(private.encode("ascii"))
         point = vapid.public_key.public_bytes(
             serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint

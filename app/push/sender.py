@@ -1,6 +1,10 @@
 """One Web Push request (RFC 8030): the payload encrypted for the subscription (RFC 8291, aes128gcm, through
 pywebpush), the server named by its VAPID token (RFC 8292), sent on our own HTTP client to the one address
-that was checked (the host name kept for TLS and the Host header), never following a redirect."""
+that was checked (the host name kept for TLS and the Host header), never following a redirect.
+
+httpx and pywebpush (with requests, http_ece and cryptography under it) are imported when the first
+``Sender`` is made, not with this module: about 20 MB of the serving process's memory, needed only once
+a push is sent (``tests/ops/test_lean_imports.py``)."""
 
 from __future__ import annotations
 
@@ -9,9 +13,7 @@ import enum
 import logging
 import ssl
 from collections.abc import Awaitable, Callable
-
-import httpx
-from pywebpush import WebPusher
+from typing import TYPE_CHECKING
 
 from app.store import PushSubscription
 
@@ -25,6 +27,9 @@ from .addresses import (
     resolve,
 )
 from .keys import VapidKey
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +63,11 @@ class Sender:
     ) -> None:
         self.key, self.contact, self.allowed_hosts = key, contact, allowed_hosts
         self.timeout, self.resolve = timeout, resolver
+        import httpx
+
         # No proxy from the environment (it would connect elsewhere than the address checked), no redirects,
         # and no connection kept: a kept one is found by address alone, and could serve another host name.
-        self.client = httpx.AsyncClient(
+        self.client: httpx.AsyncClient = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout),
             follow_redirects=False,
             trust_env=False,
@@ -76,6 +83,8 @@ class Sender:
     ) -> Outcome:
         """Push ``data`` to the subscription; what became of it (every failure is logged with the endpoint's
         host only, and answered as an outcome, never raised)."""
+        import httpx
+
         try:
             endpoint = parse_endpoint(subscription.endpoint, self.allowed_hosts)
         except EndpointRefused as refused:
@@ -104,6 +113,8 @@ class Sender:
         ttl: int,
         urgency: Urgency,
     ) -> Outcome:
+        from pywebpush import WebPusher
+
         keys = {"p256dh": subscription.p256dh, "auth": subscription.auth}
         body = WebPusher({"endpoint": subscription.endpoint, "keys": keys}).encode(data, "aes128gcm")["body"]
         headers = {

@@ -1,13 +1,12 @@
 """A browser's push subscription, checked before it is kept: an endpoint the server may push to
-(``addresses``) and the keys its pushes are encrypted with (a P-256 public key and a 16-byte secret)."""
+(``addresses``) and the keys its pushes are encrypted with (a P-256 public key and a 16-byte secret).
+``cryptography`` is imported by the first check, not with this module (as in ``keys``)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import re
-
-from cryptography.hazmat.primitives.asymmetric import ec
 
 from .addresses import EndpointRefused, parse_endpoint
 
@@ -35,6 +34,8 @@ def _decoded(value: str, name: str, size: int) -> bytes:
 def checked_keys(p256dh: str, auth: str) -> tuple[str, str]:
     """The subscription's keys, base64url without padding, if ``p256dh`` is a point of P-256 and ``auth`` 16
     bytes; SubscriptionRefused otherwise."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
     point = _decoded(p256dh, "p256dh", P256DH_BYTES)
     try:
         ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
