@@ -1,9 +1,10 @@
 """uvicorn's WebSocket protocol with permessage-deflate sized for this game's messages, reading no faster
 than the app takes messages.
 
-Each socket keeps a compressor (server to client) and a decompressor (client to server) for as long as it
-is open; with uvicorn's settings (12 window bits both ways, memLevel 5) they hold about 50 KiB per socket,
-a quarter of the server's memory at 1,000 sockets. Measured on whole games' state messages
+With uvicorn's settings (12 window bits both ways, memLevel 5) each socket keeps a compressor (server to
+client) and a decompressor (client to server) for as long as it is open, about 50 KiB per socket, a quarter
+of the server's memory at 1,000 sockets. Here a socket keeps neither: only the last 4 KiB it sent, from
+which a compressor is made for each message (``deflate_window``). Measured on whole games' state messages
 (``benchmarks/action_cost.py`` prints the figures):
 
 - a 4 KiB window (12 bits) is the least that keeps compressing well: a state (about 2.7 KB) is mostly the
@@ -48,6 +49,8 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 from websockets.server import ServerProtocol
 
+from .deflate_window import WindowedDeflateFactory
+
 SERVER_WINDOW_BITS = 12
 CLIENT_WINDOW_BITS = 9
 MEM_LEVEL = 2
@@ -56,7 +59,8 @@ CLOSE_OPCODE = 0x8
 
 
 def deflate_factory() -> ServerPerMessageDeflateFactory:
-    return ServerPerMessageDeflateFactory(
+    # Between messages a socket keeps its 4 KiB window, not a compressor (``deflate_window``).
+    return WindowedDeflateFactory(
         server_max_window_bits=SERVER_WINDOW_BITS,
         client_max_window_bits=CLIENT_WINDOW_BITS,
         client_no_context_takeover=True,
