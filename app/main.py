@@ -29,6 +29,7 @@ from app.api import (
 )
 from app.api.body_limit import BodySizeLimitMiddleware
 from app.api.errors import install_error_handlers
+from app.api.lanes import open_lanes
 from app.api.limits import AddressLimits
 from app.api.security_headers import SecurityHeadersMiddleware
 from app.config import Settings, get_settings
@@ -112,4 +113,5 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.include_router(ops.router)
     app.include_router(docs.router)
     app.mount("/static", pages.ClientFiles(directory=pages.STATIC_DIR, check_dir=False), name="static")
+    open_lanes(app)  # a WebSocket passes only the middleware that acts on sockets
     return app

@@ -15,7 +15,7 @@ from app.rooms import Clock, Connection, RoomManager
 from app.rooms.connection import CLOSE_POLICY
 from app.table import Refusal
 
-from .deps import LimitsDep, ManagerDep, SettingsDep
+from .limits import AddressLimits
 from .session import proved_skeleton
 
 log = logging.getLogger(__name__)
@@ -59,10 +59,16 @@ async def _write(websocket: WebSocket, conn: Connection) -> None:
         conn.close()
 
 
-@router.websocket("/ws/{code}")
-async def table_socket(
-    websocket: WebSocket, code: str, manager: ManagerDep, settings: SettingsDep, limits: LimitsDep
-) -> None:
+async def table_socket(websocket: WebSocket) -> None:
+    """``/ws/{code}``: a Starlette route, not a FastAPI one. A socket's call lasts as long as the socket, and
+    FastAPI's would keep its solved dependencies, their exit stacks and its own frames for that long (about
+    6 KiB a socket, ``app.api.lanes``); this reads the three things it needs from the app's state, as
+    ``app.api.deps`` does for the REST routes."""
+    code: str = websocket.path_params["code"]
+    state = websocket.app.state
+    manager: RoomManager = state.manager
+    settings: Settings = state.settings
+    limits: AddressLimits = state.address_limits
     origin = websocket.headers.get("origin")
     if settings.origins and origin is not None and origin.rstrip("/") not in settings.origins:
         await websocket.close(CLOSE_POLICY)
@@ -79,6 +85,9 @@ async def table_socket(
         await _serve(websocket, code, manager, settings, address)
     finally:
         limits.close_socket(address)
+
+
+router.add_websocket_route("/ws/{code}", table_socket)
 
 
 async def _serve(

@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from uvicorn._types import ASGIReceiveEvent
+from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 from websockets.server import ServerProtocol
@@ -180,6 +180,13 @@ class BoundedDeflateProtocol(WebSocketsSansIOProtocol):
         if not self.close_sent:  # otherwise uvicorn drops the message
             self.queued_bytes += sum(len(frame) for frame in self.frames)
         super().send_receive_event_to_app()
+
+    async def send(self, message: ASGISendEvent) -> None:
+        await super().send(message)
+        if self.handshake_complete and "request" in vars(self):
+            # The handshake is answered: its request and response (their headers parsed twice over, about 3
+            # KiB) are not read again, and would stay for the socket's life.
+            del self.request, self.response
 
     async def receive(self) -> ASGIReceiveEvent:
         message = await self.queue.get()
