@@ -41,6 +41,7 @@ protocol uvicorn makes first and this class replaces.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Generator
 from typing import Any
 
@@ -97,6 +98,38 @@ def frame_size(data: bytes | bytearray) -> int | None:
     return header + mask + length
 
 
+class Inbox:
+    """The parts of ``asyncio.Queue`` uvicorn's protocol uses for the messages it hands the app
+    (``put_nowait``, ``get``, ``empty``), in two lists that are empty while nothing waits: an
+    ``asyncio.Queue`` holds four deques for the socket's life, about 3 KiB."""
+
+    __slots__ = ("_items", "_getters")
+
+    def __init__(self) -> None:
+        self._items: list[ASGIReceiveEvent] = []
+        self._getters: list[asyncio.Future[None]] = []
+
+    def put_nowait(self, item: ASGIReceiveEvent) -> None:
+        self._items.append(item)
+        for getter in self._getters:
+            if not getter.done():
+                getter.set_result(None)
+                break
+
+    async def get(self) -> ASGIReceiveEvent:
+        while not self._items:
+            getter = asyncio.get_running_loop().create_future()
+            self._getters.append(getter)
+            try:
+                await getter
+            finally:
+                self._getters.remove(getter)
+        return self._items.pop(0)
+
+    def empty(self) -> bool:
+        return not self._items
+
+
 class BoundedDeflateProtocol(WebSocketsSansIOProtocol):
     """uvicorn's sans-I/O websockets protocol with this game's permessage-deflate settings, which inflates
     at most ``max_queued_bytes`` (plus one message) of a socket's messages ahead of the app."""
@@ -111,6 +144,7 @@ class BoundedDeflateProtocol(WebSocketsSansIOProtocol):
                 extensions=[deflate_factory()], max_size=self.config.ws_max_size, logger=replaced.logger
             )
             release(replaced)
+        self.queue = Inbox()  # type: ignore[assignment]  # uvicorn's asyncio.Queue, lighter
         self.unread = bytearray()  # read from the socket, not yet given to the parser
         self.frame_left = 0  # bytes of the frame being parsed that the parser has not had yet
         self.queued_bytes = 0  # inflated bytes of the messages queued for the app
@@ -185,7 +219,10 @@ class BoundedDeflateProtocol(WebSocketsSansIOProtocol):
         await super().send(message)
         if self.handshake_complete and "request" in vars(self):
             # The handshake is answered: its request and response (their headers parsed twice over, about 3
-            # KiB) are not read again, and would stay for the socket's life.
+            # KiB) are not read again, and would stay for the socket's life. websockets' handshake parser
+            # keeps the request too (a local of its generator, which goes on parsing frames): its headers
+            # are emptied for that one.
+            self.request.headers.clear()
             del self.request, self.response
 
     async def receive(self) -> ASGIReceiveEvent:
