@@ -138,6 +138,7 @@ class Stats:
     codes: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     peak_rss: float = 0.0
+    window_end_rss: float = 0.0  # the app processes' RSS when the window ends, every socket still open
     stopped_early: bool = False
     server_notes: list[str] = field(default_factory=list)  # each app process's own figures (server_latency)
     window_start: float = math.inf  # perf_counter, set when the window opens: moves sent before it (the
@@ -538,6 +539,8 @@ async def run_tables(
     )
     stats.other_cpu = {name: cpu_seconds(pid) - others_before[name] for name, pid in (others or {}).items()}
     stats.postgres_cpu, stats.machine_cpu = postgres_cpu() - postgres_before, machine_cpu() - machine_before
+    # The peak also counts the end of the run, when every client closes at once: this is while they are open.
+    stats.window_end_rss = sum(rss_mb(s.proc.pid) for s in servers if s.proc)
     for server in servers:  # each process's own figures, over the window only (its sockets still open)
         if server.proc is not None and server.proc.poll() is None and metrics_before.get(server.port):
             stats.server_notes.append(server_latency(scrape(server.port), metrics_before[server.port]))
@@ -767,7 +770,8 @@ def main() -> None:
     for line in cpu_lines(stats) + stats.server_notes:
         print(line)
     print(
-        f"server peak RSS {stats.peak_rss:.0f} MB; errors {len(stats.errors)}; reconnects {stats.reconnects}"
+        f"server peak RSS {stats.peak_rss:.0f} MB (at the window's end, every socket open: "
+        f"{stats.window_end_rss:.0f} MB); errors {len(stats.errors)}; reconnects {stats.reconnects}"
     )
     for line in stats.errors[:10]:
         print("  error:", line)
