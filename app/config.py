@@ -66,9 +66,9 @@ class Settings(BaseSettings):
     # Inflated bytes of one socket's messages held for the app before the server stops reading that socket
     # (a compressed 64 KB message is about 100 bytes on the wire: without this, one read could hold 100 MB).
     ws_max_queued_bytes: int = Field(default=65536, ge=1024, le=16 << 20)
-    # permessage-deflate on WebSockets: each socket's messages are compressed, for about 32 KiB of zlib
-    # state per socket (app.api.ws_deflate) and CPU per message sent. Off: states travel as plain JSON
-    # (a few KB each).
+    # permessage-deflate on WebSockets: each socket's messages are compressed against the ones before, for
+    # the last 4 KiB sent kept per socket (app.api.deflate_window) and CPU per message sent. Off: states
+    # travel as plain JSON (a few KB each).
     ws_compression: bool = True
     max_messages_per_second: float = Field(default=20.0, gt=0)
     max_name_length: int = Field(default=32, ge=1, le=64)
