@@ -49,5 +49,5 @@ def test_zero_leaves_glibc_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_shipped_settings() -> None:
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     assert (settings.malloc_arenas, settings.malloc_trim_seconds) == (2, 60)
