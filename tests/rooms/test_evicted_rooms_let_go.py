@@ -18,11 +18,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.config import Settings
+from app.engine.game import RoundResult
+from app.engine.options import ROUNDS
 from app.rooms import Room, RoomManager
-from app.store import Store, run_migrations
+from app.store import AckRecord, Store, run_migrations
 
 from .fakes import ManualClock
 from .test_room import play_to_the_end, seated
+
+
+def alive(kind: type) -> int:
+    return sum(1 for o in gc.get_objects() if type(o) is kind)
 
 
 @contextmanager
@@ -68,9 +74,13 @@ async def test_an_evicted_finished_game_is_freed_at_once(sqlite_url: str, sqlite
         await room.detach(host.conn)
         await asyncio.sleep(1.1)  # idle for ROOM_IDLE_SECONDS
         with collector_off():
+            acks, results = alive(AckRecord), alive(RoundResult)
+            held = len(room.acks)
             gone = await evicted(manager, room)
             del room, host
             assert gone() is None, "the closed room is still alive: only a collection would free it"
+            assert alive(AckRecord) == acks - held, "the game's acks stayed"
+            assert alive(RoundResult) == results - ROUNDS, "the game's rounds stayed"
     finally:
         await manager.close()
         await store.close()
