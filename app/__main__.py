@@ -17,6 +17,7 @@ from app.api.ws_deflate import websocket_protocol
 from app.config import Settings, get_settings
 from app.logs import configure_logging
 from app.main import create_app
+from app.native_heap import limit_arenas
 from app.runtime import tune_gc
 from app.store import upgrade_head
 from app.store.migrate import migrate_in_child
@@ -121,6 +122,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     settings = get_settings()
+    limit_arenas(settings.malloc_arenas)  # before any thread starts (each would get an arena)
     configure_logging(settings.log_level, log_format=settings.log_format)
     signal.signal(signal.SIGTERM, _exit_cleanly)
     wait_or_exit(settings)  # the database (and Redis) may still be starting

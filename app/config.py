@@ -39,6 +39,11 @@ class Settings(BaseSettings):
     # At start, how long to wait for the database (and Redis, with REDIS_URL) to answer, trying again with
     # a growing pause, before giving up with an error (a container may start before its database is up).
     startup_wait_seconds: float = Field(default=60, ge=0, le=3600)
+    # glibc's heap (app.native_heap): at most this many malloc arenas (0: glibc's default, 8 per core; the
+    # MALLOC_ARENA_MAX variable wins when set), and its free pages given back every this many seconds
+    # (0: never).
+    malloc_arenas: int = Field(default=2, ge=0, le=64)
+    malloc_trim_seconds: float = Field(default=60, ge=0)
 
     # Several processes on one PostgreSQL: their shared Redis (pub/sub of table changes, driver leases), e.g.
     # redis://127.0.0.1:6379/0. Empty: one process, nothing else to run.

@@ -34,6 +34,7 @@ from app.api.limits import AddressLimits
 from app.api.security_headers import SecurityHeadersMiddleware
 from app.config import Settings, get_settings
 from app.logs import RequestContextMiddleware
+from app.native_heap import trim_every
 from app.push import Pusher
 from app.rooms import Clock, RoomManager
 from app.rooms.clock import clock_for
@@ -63,10 +64,12 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         manager.nudger = pusher
         manager.start()  # with REDIS_URL: joins the other processes
         watch = asyncio.create_task(watch_event_loop(), name="event-loop-watch")
+        trim = asyncio.create_task(trim_every(settings.malloc_trim_seconds), name="malloc-trim")
         try:
             yield
         finally:
             watch.cancel()
+            trim.cancel()
             await manager.close()
             await pusher.close()
             await store.close()

@@ -50,26 +50,29 @@ DANGER_RELIEF = 0.5  # factor when the next player threw that rank away themselv
 
 
 # ------------------------------------------------------------------------------------------- solver glue
-@lru_cache(maxsize=1 << 13)
+# The caches hit within a decision and from one decision of a table to its next, so what they need grows with
+# the tables a process plays at once, not with time; entries are 250-350 bytes. At 250 tables (a full server)
+# these sizes give the hit rates of 8 times more, within 0.0002 ms of CPU a move, and a fraction of the memory
+# (``benchmarks/cache_sizes.py``; docs/benchmarks.md, "Issue 39: the 30-minute soak").
+HAND_CACHE = 1 << 11  # hands scored (_pen, _after)
+DEADWOOD_CACHE = 1 << 9
+
+
+@lru_cache(maxsize=HAND_CACHE)
 def _pen(cards: tuple[Card, ...], wild: int, options: Options) -> int:
     """Minimum penalty of a (sorted) hand."""
     return min_penalty(cards, wild, options)
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=HAND_CACHE)
 def _after(cards: tuple[Card, ...], wild: int, options: Options) -> int:
     """Minimum penalty of a (sorted) hand after throwing its best card: ``min(pen(cards - d))``."""
     return min_penalty_after_discard(cards, wild, options) if cards else 0
 
 
-@lru_cache(maxsize=1 << 12)
+@lru_cache(maxsize=DEADWOOD_CACHE)
 def _deadwood(cards: tuple[Card, ...], wild: int, options: Options) -> tuple[Card, ...]:
     return best_arrangement(cards, wild, options).deadwood
-
-
-@lru_cache(maxsize=1 << 12)
-def _can_go_out(cards: tuple[Card, ...], wild: int, options: Options) -> bool:
-    return can_go_out(cards, wild, options)
 
 
 def _key(cards: Iterable[Card]) -> tuple[Card, ...]:
@@ -355,7 +358,7 @@ class _Hard:
         top = self.state.discard[-1]
         hand = self.hand
         taken = _key((*hand, top))
-        if _can_go_out(taken, wild, options):
+        if can_go_out(taken, wild, options):  # not cached: a hand taken is asked about once (1% hits)
             return Draw("discard")
         pen = _pen(hand, wild, options)
         gain = self.gain(hand, 1 if self.final else 1 + DRAW_SHORTLIST)

@@ -314,7 +314,7 @@ def new_game(players: int, options: Options | None = None, seed: int = 0) -> Gam
     )
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)  # as many hits as 4096 at 250 tables at once (benchmarks/cache_sizes.py)
 def _go_out_cards(hand: tuple[Card, ...], wild: int, options: Options) -> tuple[Card, ...]:
     return tuple(go_out_discards(hand, wild, options))
 

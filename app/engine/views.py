@@ -172,7 +172,8 @@ class SeatView(TableView):
     legal: list[str]
 
 
-@lru_cache(maxsize=8192)
+# 2048: the hit rate of 8192 with 250 tables at once, in a quarter of the memory (benchmarks/cache_sizes.py)
+@lru_cache(maxsize=2048)
 def _arrangement(hand: tuple[Card, ...], wild: int, options: Options) -> ArrangementView:
     """Views are built for every socket on every move, but a hand rarely changes: remember its arrangement."""
     return ArrangementView.of(best_arrangement(hand, wild, options))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from datetime import datetime
 
 from app.config import Settings
@@ -348,3 +349,18 @@ class Room:
         await self.presence_news.close()
         if self.leases is not None:
             await self.leases.release(self.code)
+        self._let_parts_go()
+
+    def _let_parts_go(self) -> None:
+        """The driver, the follower and the presence throttle hold the room back: a reference cycle, which
+        the server's collector, freezing whatever lives a while (``app.runtime``), frees only at its hourly
+        deep clean (in the 30-minute soak every evicted room stayed, with its game, acks and chat). Once the
+        room is closed they hold it weakly: it goes as soon as nothing else holds it (a socket or a request
+        in flight still may, and then everything works as before)."""
+        room = weakref.proxy(self)
+        self.driver.room = self.follower.room = room
+
+        async def publish_presence() -> None:
+            await room.publish_presence()
+
+        self.presence_news.action = publish_presence
