@@ -52,6 +52,7 @@ LAYERS: dict[str, Layer] = {
     "app.metrics": Layer((), ("prometheus_client",)),
     "app.logs": Layer((), ("starlette",)),
     "app.runtime": Layer(("app.metrics",)),
+    "app.native_heap": Layer(),
     "app.main": Layer(
         (
             "app.api",
@@ -62,12 +63,22 @@ LAYERS: dict[str, Layer] = {
             "app.metrics",
             "app.logs",
             "app.runtime",
+            "app.native_heap",
         ),
         ("fastapi", "uvicorn"),
     ),
     "app.waiting": Layer(("app.store", "app.config"), ("sqlalchemy", "redis")),
     "app.__main__": Layer(
-        ("app.main", "app.api", "app.store", "app.config", "app.logs", "app.runtime", "app.waiting"),
+        (
+            "app.main",
+            "app.api",
+            "app.store",
+            "app.config",
+            "app.logs",
+            "app.runtime",
+            "app.waiting",
+            "app.native_heap",
+        ),
         ("fastapi", "uvicorn"),
     ),
 }

@@ -1,16 +1,13 @@
-"""One live table's owner: the lock that makes the room the single referee, the ONE transition of its cache
-(``advance``: a commit here, moves another process committed, a reload, the unstored pause and ready
-updates; nothing else assigns ``table``), the ONE commit path (``commit``), the sockets, and the thin loop
-that runs each client message's answer. Its other jobs are parts beside it on narrow protocols (none
-imports the room): the ``follower`` (other processes), the answers (``answers``, ``hello``, ``playing``),
-the server's moves (``server_moves``, run by the ``Driver``) and the kept chat (``kept_chat``). See
-docs/architecture.md."""
+"""One live table's owner: the lock (the single referee), the ONE transition of its cache (``advance``: a
+commit here, moves committed elsewhere, a reload, the unstored pause and ready updates), the ONE commit path
+(``commit``), the sockets, and the loop that runs each message's answer. Its other jobs are parts on narrow
+protocols (none imports the room): ``follower``, the answers (``answers``, ``hello``, ``playing``), the
+server's moves (``server_moves``, by the ``Driver``), the kept chat. See docs/architecture.md."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from datetime import datetime
 
 from app.config import Settings
@@ -33,6 +30,7 @@ from .follower import Follower
 from .hello import hello
 from .kept_names import asker_of
 from .lease import Leases
+from .letting_go import let_parts_go
 from .limits import Throttle, room_limits
 from .outcomes import Answer, Asker, Maker, Reply, Said, Stored
 from .presence import Presence
@@ -349,18 +347,4 @@ class Room:
         await self.presence_news.close()
         if self.leases is not None:
             await self.leases.release(self.code)
-        self._let_parts_go()
-
-    def _let_parts_go(self) -> None:
-        """The driver, the follower and the presence throttle hold the room back: a reference cycle, which
-        the server's collector, freezing whatever lives a while (``app.runtime``), frees only at its hourly
-        deep clean (in the 30-minute soak every evicted room stayed, with its game, acks and chat). Once the
-        room is closed they hold it weakly: it goes as soon as nothing else holds it (a socket or a request
-        in flight still may, and then everything works as before)."""
-        room = weakref.proxy(self)
-        self.driver.room = self.follower.room = room
-
-        async def publish_presence() -> None:
-            await room.publish_presence()
-
-        self.presence_news.action = publish_presence
+        let_parts_go(self)  # its parts hold it weakly from now on
