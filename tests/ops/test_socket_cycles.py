@@ -11,34 +11,16 @@ the collector off, as in the server where they are frozen.
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 from websockets.server import ServerProtocol
 
 from app.api.ws_deflate import BoundedDeflateProtocol
 from tests.api.wsclient import Client, create_room, running_server, server_settings
+from tests.collector import alive, collector_off
 
 SOCKETS = 8
-
-
-@contextmanager
-def collector_off() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def alive(kind: type) -> int:
-    """How many objects of ``kind`` (or a subclass) are alive (the collector off: none freed but by
-    reference counts)."""
-    return sum(1 for o in gc.get_objects() if issubclass(type(o), kind))
 
 
 async def settled(kind: type, at_most: int, seconds: float = 10.0) -> int:

@@ -11,10 +11,7 @@ collector off, as in the server where the rooms are frozen.
 from __future__ import annotations
 
 import asyncio
-import gc
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from app.config import Settings
@@ -22,23 +19,10 @@ from app.engine.game import RoundResult
 from app.engine.options import ROUNDS
 from app.rooms import Room, RoomManager
 from app.store import AckRecord, Store, run_migrations
+from tests.collector import alive, collector_off
 
 from .fakes import ManualClock
 from .test_room import play_to_the_end, seated
-
-
-def alive(kind: type) -> int:
-    return sum(1 for o in gc.get_objects() if type(o) is kind)
-
-
-@contextmanager
-def collector_off() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 async def evicted(manager: RoomManager, room: Room) -> weakref.ref[Room]:
