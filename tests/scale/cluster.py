@@ -161,7 +161,7 @@ class RedisCluster:
             self.killed = []
         else:
             for node in self.nodes:
-                node.start()
+                self._first_start(node)
             self.created = True
             addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
             subprocess.run(
@@ -171,6 +171,21 @@ class RedisCluster:
                 timeout=60,
             )
         self.wait_ok()
+
+    @staticmethod
+    def _first_start(node: RedisServer, tries: int = 3) -> None:
+        """Start a node for the first time; a port another test's server took between ``free_port`` and the
+        bind ("Address already in use": its own or its cluster bus's) is traded for two new ones (until the
+        cluster is made, nothing holds a node's ports)."""
+        for attempt in range(tries):
+            try:
+                node.start()
+                return
+            except RuntimeError as exc:
+                if "Address already in use" not in str(exc) or attempt == tries - 1:
+                    raise
+            node.port = free_port()
+            node.extra[node.extra.index("--cluster-port") + 1] = str(free_port())
 
     def wait_ok(self, seconds: float = 30) -> None:
         """Until every node says ``cluster_state:ok`` and knows every other node."""
