@@ -58,11 +58,12 @@ def test_a_push_shows_the_turn_in_both_languages(new_page: Any, server: str) -> 
          "tag": "turn-M2PQ7RST", "lang": "fa", "dir": "rtl"},
         {"title": "Elsewhere", "body": "", "url": "https://evil.example/r/K7", "tag": "turn-OTHER"},
     ]  # fmt: skip
-    for push in pushes:
+    for count, push in enumerate(pushes, start=1):  # one at a time, as a push service delivers them
         cdp.send(
             "ServiceWorker.deliverPushMessage",
             {"origin": server, "registrationId": registration, "data": json.dumps(push)},
         )
+        shown_when(page, lambda shown, count=count: len(shown) == count)
     shown = {n["tag"]: n for n in shown_when(page, lambda shown: len(shown) == len(pushes))}
     english, persian, elsewhere = (shown[p["tag"]] for p in pushes)
     assert (english["title"], english["body"]) == (pushes[0]["title"], pushes[0]["body"])
