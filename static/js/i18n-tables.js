@@ -18,6 +18,7 @@ export const TABLES_STRINGS = {
     mt_asked: 'You asked for a seat',
     mt_you: 'you',
     mt_round: 'Round {n}',
+    mt_meta_sep: ' · ',
     mt_hours_left: '{n} h left',
     mt_minutes_left: '{n} min left',
     mt_time_up: 'Time is up',
@@ -40,6 +41,8 @@ export const TABLES_STRINGS = {
     mt_asked: 'درخواست صندلی داده‌اید',
     mt_you: 'شما',
     mt_round: 'دور {n}',
+    // Not a middle dot: between Persian digits it reads as a zero ('۱ · ۲۴' looks like ۲۴۰۱).
+    mt_meta_sep: '، ',
     mt_hours_left: '{n} ساعت مانده',
     mt_minutes_left: '{n} دقیقه مانده',
     mt_time_up: 'وقت تمام شد',

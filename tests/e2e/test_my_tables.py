@@ -26,6 +26,7 @@ TEXTS = {
         "left_b": r"^7 h left$",
         "unread": "💬 1",
         "title": "Your tables",
+        "meta": "Round 1 · 24 h a turn",
     },
     "fa": {
         "mine": "نوبت شما",
@@ -34,6 +35,7 @@ TEXTS = {
         "left_b": r"^۷ ساعت مانده$",
         "unread": "💬 ۱",
         "title": "میزهای شما",
+        "meta": "دور ۱، ۲۴ ساعت برای هر نوبت",  # no middle dot: between digits it reads as a zero
     },
 }
 
@@ -132,6 +134,7 @@ def test_the_home_page_lists_the_tables_of_this_browser(
     assert mine.locator("[data-testid=mt-state]").inner_text() == says["mine"]
     assert re.match(says["left_a"], mine.locator("[data-testid=mt-left]").inner_text())
     assert mine.locator("[data-testid=mt-unread]").inner_text() == says["unread"]
+    assert mine.locator(".mt-meta").inner_text() == says["meta"]
     assert "mine" not in (theirs.get_attribute("class") or "")
     assert bare(theirs.locator("[data-testid=mt-state]").inner_text()) == says["theirs"]
     assert re.match(says["left_b"], theirs.locator("[data-testid=mt-left]").inner_text())

@@ -111,7 +111,7 @@ function row(table, skew) {
   const meta = [
     table.status === 'playing' && table.round ? t('mt_round', { n: table.round }) : null,
     table.pace === 'live' ? null : t('pace_hours', { n: table.pace }),
-  ].filter(Boolean).join(' · ');
+  ].filter(Boolean).join(t('mt_meta_sep'));
   const unread = table.chat.unread;
   const open = (event) => {
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return; // a new tab: the link's
