@@ -51,7 +51,7 @@ class _Push:
 
 
 class Budget:
-    """At most ``per_hour`` pushes to one endpoint in any hour (this process's count)."""
+    """At most ``per_hour`` pushes to one endpoint in any hour (this process's count, on its clock)."""
 
     def __init__(self, per_hour: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.per_hour, self.clock = per_hour, clock
@@ -74,7 +74,8 @@ class Budget:
 
 class Pusher:
     """Turn notifications for one process. ``turn`` and ``reminder`` only queue (never waiting, never
-    raising): call them from anywhere, a room's lock held or not. ``start`` in the running loop first."""
+    raising): call them from anywhere, a room's lock held or not. ``start`` in the running loop first.
+    ``clock``: the seconds the hourly budget counts (the process's clock, as every other limit's)."""
 
     def __init__(
         self,
@@ -86,11 +87,12 @@ class Pusher:
         per_hour: int = PER_HOUR,
         timeout: float = 10.0,
         resolver: Resolve = default_resolve,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store, self.settings = store, settings
         self.workers, self.timeout, self.resolver = workers, timeout, resolver
         self.queue: asyncio.Queue[Nudge | _Push] = asyncio.Queue(queue_size)
-        self.budget = Budget(per_hour)
+        self.budget = Budget(per_hour, clock)
         self._key: VapidKey | None = None
         self._key_lock = asyncio.Lock()
         self._sender: Sender | None = None
