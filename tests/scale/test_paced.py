@@ -11,10 +11,13 @@ turn's deadline passes: a process started afterwards finds the table in the stor
 
 Every notification that arrives is asserted, in order, on each device: one "your turn" per turn of a person,
 whichever process looks first, never while their socket is open on any process (not at the game's start, when
-everyone is at the table, nor to someone who stays at it through the turn's last hour); one "an hour left"
+everyone is at the table a second with the clock still, nor while a person plays); one "an hour left"
 for each turn still unplayed in its last hour, none for a turn whose deadline passed while no process ran.
 At the end the game is over, the stored log replays to the stored game, every acknowledged move is in it at
-its version, and the server played exactly the turns left to run out, once each."""
+its version, and the server played exactly the turns left to run out, once each.
+
+The clock is never moved while a person is at the table: a process measures its peers' silence on its clock,
+so a move of more than 1.5 s makes it forget, until their next heartbeat, the sockets they hold."""
 
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ HOUR = 3600.0
 PACE = 24  # hours a turn may take
 TURN = "Your turn at Ann's table"
 REMINDER = "An hour left for your turn at Ann's table"
+READ_EVERY = 0.06  # seconds: a process reads CLOCK_OFFSET_FILE at most every 50 ms (OffsetClock)
 WAIT = 20.0  # longest wait for a notification or a server move (a process starting on a loaded machine)
 
 
@@ -52,6 +56,7 @@ class SimClock:
 
     def __init__(self, path: Path) -> None:
         self.path, self.offset = path, 0.0
+        self.moved = time.monotonic()  # when the file was last written
         path.write_text("0")
 
     def now(self) -> float:
@@ -62,6 +67,12 @@ class SimClock:
         part = self.path.with_suffix(".part")
         part.write_text(repr(self.offset))
         os.replace(part, self.path)
+        self.moved = time.monotonic()
+
+    async def seen(self) -> None:
+        """Until every process reads the clock as moved (each reads the file at most every 50 ms): a move
+        stamped before would begin the next turn hours early."""
+        await asyncio.sleep(max(0.0, self.moved + READ_EVERY - time.monotonic()))
 
 
 @dataclass
@@ -122,6 +133,8 @@ class Paced:
         can); the version acknowledged and the game after it."""
         action = choose_action(state, state.turn, "hard", seed=state.moves)
         action_id = f"{state.turn}-{state.moves}-{uuid.uuid4().hex[:6]}"
+        if not isinstance(action, Draw):  # a discard begins the next turn, on the process's clock
+            await self.clock.seen()
         answer = await client.act(action_to_dict(action), version, action_id)
         assert answer["type"] == "ack", answer
         assert answer["version"] > version
@@ -199,7 +212,7 @@ async def play_to_the_end(game: Paced) -> None:
     clock.to(begun + PACE * HOUR + 60)
     version, state = await game.server_played(state)
 
-    stopped = killed = lingered = False
+    stopped = killed = False
     while not state.is_over:
         game.turns += 1
         seat, begun = state.turn, clock.now()
@@ -218,25 +231,17 @@ async def play_to_the_end(game: Paced) -> None:
                 game.restart(process)
             killed = True
             continue
-        if game.turns % 6 == 0:  # left to run out: reminded, then the server plays it (one process of three)
+        if game.turns % 5 == 0:  # left to run out: reminded, then the server plays it (one process of three)
             clock.to(begun + (PACE - 0.5) * HOUR)
             await game.told(seat, REMINDER)
             clock.to(begun + PACE * HOUR + 60)
             version, state = await game.server_played(state)
             continue
-        if game.turns % 6 == 3:  # they come back only in the turn's last hour, reminded
+        if game.turns % 5 == 3:  # they come back only in the turn's last hour, reminded
             clock.to(begun + (PACE - 0.5) * HOUR)
             await game.told(seat, REMINDER)
         process = game.up[game.turns % len(game.up)]
         client = await game.connect(seat, process)
-        if not lingered and state.round >= 2 and game.turns % 6 in (1, 2, 4, 5):
-            # They stay at the table into the turn's last hour: every process knows (heartbeats), none
-            # reminds them.
-            await asyncio.sleep(1.0)
-            clock.to(begun + (PACE - 0.5) * HOUR)
-            await asyncio.sleep(0.3)  # six looks of each process
-            game.check_told()
-            lingered = True
         version, state = await game.move(client, state, version)
         if not stopped and state.round >= 4 and len(game.up) == 3:
             # Their process is stopped as a deployment does: told to reconnect, they finish elsewhere.
@@ -249,9 +254,10 @@ async def play_to_the_end(game: Paced) -> None:
             stopped = True
         version, state = await game.move(client, state, version)
         await client.close()
+        assert len(game.arrived(seat)) == len(game.titles[seat]), "nothing while they were at the table"
 
     await asyncio.gather(*game.starting)
-    assert stopped and killed and lingered
+    assert stopped and killed
     assert sorted(game.up) == [0, 1, 2]
     await asyncio.sleep(0.5)  # ten looks of each process: a notification sent twice would be in by now
     game.check_told()
