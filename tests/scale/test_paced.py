@@ -30,6 +30,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import text
 
 from app.engine import Draw, GameState, action_from_dict, action_to_dict, apply, replay
 from app.engine.bots import choose_action
@@ -101,9 +102,22 @@ class Paced:
         self.titles[seat].append(title)
         deadline = time.monotonic() + WAIT
         while len(self.arrived(seat)) < len(self.titles[seat]):
-            assert time.monotonic() < deadline, (seat, self.arrived(seat), self.titles[seat])
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{title!r} never came to seat {seat}: {await self.why()}")
             await asyncio.sleep(0.005)
         self.check_told()
+
+    async def why(self) -> str:
+        """What the store says of the turn and of the last turns notified (for a failure's message)."""
+        async with self.store.engine.connect() as conn:
+            rooms = (await conn.execute(text("select due_at, turn_seat, version from rooms"))).all()
+            subs = (
+                await conn.execute(text("select last_turn_key, last_reminder_key from push_subscriptions"))
+            ).all()
+        return (
+            f"turn {self.turns}, clock {self.clock.now()}, rooms {rooms}, claims {subs}, up {self.up}, "
+            + (f"arrived {[self.arrived(seat) for seat in range(3)]}, expected {self.titles}")
+        )
 
     def check_told(self) -> None:
         for seat, titles in self.titles.items():
