@@ -59,7 +59,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         manager.start_sweeping()
         app.state.store, app.state.manager = store, manager
         # Turn notifications: its workers push off every room's lock; its key is made at its first need.
-        app.state.pusher = pusher = Pusher(store, settings)
+        app.state.pusher = pusher = Pusher(store, settings, clock=manager.clock.monotonic)
         pusher.start()
         manager.nudger = pusher
         manager.start()  # with REDIS_URL: joins the other processes

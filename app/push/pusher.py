@@ -10,6 +10,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from app.config import Settings
 from app.metrics import count_push
@@ -32,7 +33,8 @@ REMINDER_SECONDS = 3600  # the last reminder comes when this much of the turn is
 @dataclass(frozen=True, slots=True)
 class Nudge:
     """Notify the seat (``token_hash`` at table ``code``) that turn ``key`` is theirs (``kind="turn"``) or
-    about to run out (``"reminder"``); ``ttl``: seconds it is worth delivering (the time left)."""
+    about to run out (``"reminder"``); ``ttl``: seconds it is worth delivering (the time left); ``due_at``:
+    the turn's deadline, when known (sent only while that turn is under way)."""
 
     code: str
     token_hash: str
@@ -40,6 +42,7 @@ class Nudge:
     kind: Kind
     host_name: str
     ttl: int
+    due_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +54,7 @@ class _Push:
 
 
 class Budget:
-    """At most ``per_hour`` pushes to one endpoint in any hour (this process's count)."""
+    """At most ``per_hour`` pushes to one endpoint in any hour (this process's count, on its clock)."""
 
     def __init__(self, per_hour: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.per_hour, self.clock = per_hour, clock
@@ -74,7 +77,8 @@ class Budget:
 
 class Pusher:
     """Turn notifications for one process. ``turn`` and ``reminder`` only queue (never waiting, never
-    raising): call them from anywhere, a room's lock held or not. ``start`` in the running loop first."""
+    raising): call them from anywhere, a room's lock held or not. ``start`` in the running loop first.
+    ``clock``: the seconds the hourly budget counts (the process's clock, as every other limit's)."""
 
     def __init__(
         self,
@@ -86,11 +90,12 @@ class Pusher:
         per_hour: int = PER_HOUR,
         timeout: float = 10.0,
         resolver: Resolve = default_resolve,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store, self.settings = store, settings
         self.workers, self.timeout, self.resolver = workers, timeout, resolver
         self.queue: asyncio.Queue[Nudge | _Push] = asyncio.Queue(queue_size)
-        self.budget = Budget(per_hour)
+        self.budget = Budget(per_hour, clock)
         self._key: VapidKey | None = None
         self._key_lock = asyncio.Lock()
         self._sender: Sender | None = None
@@ -123,17 +128,34 @@ class Pusher:
         """The VAPID public key, base64url: a browser's ``applicationServerKey``."""
         return (await self.key()).public
 
-    def turn(self, code: str, token_hash: str, turn_key: str, host_name: str, *, ttl: int = 86400) -> bool:
+    def turn(
+        self,
+        code: str,
+        token_hash: str,
+        turn_key: str,
+        host_name: str,
+        *,
+        ttl: int = 86400,
+        due_at: datetime | None = None,
+    ) -> bool:
         """Queue "your turn at <host>'s table" for the seat's devices; ``turn_key`` names the turn (a seat
         hears of each turn at most once, whichever process and however often this is called); ``ttl``: the
-        seconds left for the turn. False: dropped (the queue is full)."""
-        return self.enqueue(Nudge(code, token_hash, turn_key, "turn", host_name, ttl))
+        seconds left for the turn; ``due_at``: its deadline (the table's ``due_at``: nothing is sent once
+        the table has moved on to another turn). False: dropped (the queue is full)."""
+        return self.enqueue(Nudge(code, token_hash, turn_key, "turn", host_name, ttl, due_at))
 
     def reminder(
-        self, code: str, token_hash: str, turn_key: str, host_name: str, *, ttl: int = REMINDER_SECONDS
+        self,
+        code: str,
+        token_hash: str,
+        turn_key: str,
+        host_name: str,
+        *,
+        ttl: int = REMINDER_SECONDS,
+        due_at: datetime | None = None,
     ) -> bool:
         """Queue the turn's last reminder ("an hour left …"), at most once per turn, as ``turn``."""
-        return self.enqueue(Nudge(code, token_hash, turn_key, "reminder", host_name, ttl))
+        return self.enqueue(Nudge(code, token_hash, turn_key, "reminder", host_name, ttl, due_at))
 
     def enqueue(self, item: Nudge | _Push) -> bool:
         """Queue a nudge (or a push) without waiting; False, counted and logged, when the queue is full."""
@@ -166,8 +188,8 @@ class Pusher:
     async def _nudge(self, nudge: Nudge) -> None:
         urgency = "high" if nudge.kind == "reminder" else "normal"
         for subscription in await self.store.push_subscriptions(nudge.code, nudge.token_hash):
-            if not await self.store.push_claim(subscription.id, nudge.key, nudge.kind):
-                continue  # notified already (by this process or another)
+            if not await self.store.push_claim(subscription.id, nudge.key, nudge.kind, nudge.due_at):
+                continue  # notified already (by this process or another), or the turn is over
             if not self.budget.spend(subscription.endpoint):
                 count_push("over_budget")
                 continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from app.store import Store
@@ -25,10 +25,26 @@ TURN_SETTLES = timedelta(seconds=1)
 class Nudger(Protocol):
     """What is needed of the turn notifications (``app.push.Pusher``): queue one, never waiting."""
 
-    def turn(self, code: str, token_hash: str, turn_key: str, host_name: str, *, ttl: int = ...) -> bool: ...
+    def turn(
+        self,
+        code: str,
+        token_hash: str,
+        turn_key: str,
+        host_name: str,
+        *,
+        ttl: int = ...,
+        due_at: datetime | None = ...,
+    ) -> bool: ...
 
     def reminder(
-        self, code: str, token_hash: str, turn_key: str, host_name: str, *, ttl: int = ...
+        self,
+        code: str,
+        token_hash: str,
+        turn_key: str,
+        host_name: str,
+        *,
+        ttl: int = ...,
+        due_at: datetime | None = ...,
     ) -> bool: ...
 
 
@@ -100,7 +116,7 @@ async def nudge_turns(manager: Waking) -> int:
         key = f"{turn.code}:{turn.due_at.isoformat(timespec='seconds')}"
         left = max(60, int((turn.due_at - now).total_seconds()))
         args = (turn.code, turn.token_hash, key, turn.host_name)
-        queued += manager.nudger.turn(*args, ttl=left)
+        queued += manager.nudger.turn(*args, ttl=left, due_at=turn.due_at)
         if turn.due_at - now <= REMINDER_BEFORE < timedelta(hours=turn.hours):
-            queued += manager.nudger.reminder(*args, ttl=left)
+            queued += manager.nudger.reminder(*args, ttl=left, due_at=turn.due_at)
     return queued

@@ -163,16 +163,23 @@ async def of_seat(reader: AsyncEngine, code: str, token_hash: str) -> list[PushS
         return [PushSubscription(*row) for row in await conn.execute(query)]
 
 
-async def claim_turn(conn: AsyncConnection, subscription_id: int, key: str, kind: Kind) -> bool:
+async def claim_turn(
+    conn: AsyncConnection, subscription_id: int, key: str, kind: Kind, due_at: datetime | None = None
+) -> bool:
     """Mark the turn ``key`` as notified to the subscription (its first notification, or its reminder);
     whether this call did. A conditional update: of several processes claiming one turn, exactly one does,
-    and a turn claimed once is never claimed again."""
+    and a turn claimed once is never claimed again. With ``due_at`` (the turn's deadline), only while that
+    turn is still under way at the subscription's table: the claim keeps only the last turn notified, so a
+    look that read a turn just before it ended, and claims it after the next turn's claim, would otherwise
+    notify the ended turn (and then the next one a second time)."""
     column = SUBSCRIPTIONS.c.last_turn_key if kind == "turn" else SUBSCRIPTIONS.c.last_reminder_key
-    claim = (
-        update(SUBSCRIPTIONS)
-        .where(SUBSCRIPTIONS.c.id == subscription_id, column.is_distinct_from(key))
-        .values({column.name: key})
-    )
+    conditions = [SUBSCRIPTIONS.c.id == subscription_id, column.is_distinct_from(key)]
+    if due_at is not None:
+        under_way = select(ROOMS.c.code).where(
+            ROOMS.c.code == SUBSCRIPTIONS.c.room_code, ROOMS.c.due_at == due_at
+        )
+        conditions.append(under_way.exists())
+    claim = update(SUBSCRIPTIONS).where(*conditions).values({column.name: key})
     return (await conn.execute(claim)).rowcount == 1
 
 

@@ -172,10 +172,13 @@ class Store:
         """The turns under way at paced tables whose person has a device subscribed (one read)."""
         return await push.turns_to_nudge(self.reader, now, limit)
 
-    async def push_claim(self, subscription_id: int, key: str, kind: Kind) -> bool:
+    async def push_claim(
+        self, subscription_id: int, key: str, kind: Kind, due_at: datetime | None = None
+    ) -> bool:
         """Whether this call marked turn ``key`` notified (``kind``: its first notification or its reminder)
-        to the subscription: exactly one of any number of calls, in any processes, does."""
-        return await self._write(lambda conn: push.claim_turn(conn, subscription_id, key, kind))
+        to the subscription: exactly one of any number of calls, in any processes, does; with ``due_at``
+        (the turn's deadline), none once that turn is over."""
+        return await self._write(lambda conn: push.claim_turn(conn, subscription_id, key, kind, due_at))
 
     # ----- names kept with passkeys (app.store.passkeys) -----
 

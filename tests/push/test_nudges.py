@@ -121,8 +121,8 @@ async def test_a_three_player_table_at_24_hours_a_turn_is_played_over_days_to_it
 
     def process() -> tuple[RoomManager, Pusher]:
         manager = RoomManager(store=store, settings=settings, clock=clock)
-        # The budget per device (30 an hour) counts real time, and these days pass in seconds.
-        pusher = Pusher(store, settings, per_hour=10_000)
+        # As the app makes it: the budget per device (30 an hour) counts the process's clock, where days pass.
+        pusher = Pusher(store, settings, clock=clock.monotonic)
         pusher.start()
         manager.nudger = pusher
         return manager, pusher

@@ -168,6 +168,28 @@ async def test_a_full_queue_drops_and_never_waits(store: Store, service: PushSer
         await pusher.close()
 
 
+async def test_a_device_gets_at_most_its_hourly_budget_on_the_pushers_clock(
+    store: Store, service: PushService, pushers: MakePusher
+) -> None:
+    """PER_HOUR pushes to one endpoint in an hour, then none until the pusher's clock (the process's, which
+    the tests of real processes move on by hours) has passed the hour."""
+    await subscribe(store, service, "sara-phone")
+    now = [1000.0]
+    pusher = pushers(store, per_hour=3, clock=lambda: now[0])
+    for n in range(4):
+        pusher.turn("PUSH2345", SARA, f"t{n}", "Sara")
+        await pusher.drain()
+    assert len(service.at("sara-phone")) == 3, "the fourth push is over the budget"
+    now[0] += 3599
+    pusher.turn("PUSH2345", SARA, "t4", "Sara")
+    await pusher.drain()
+    assert len(service.at("sara-phone")) == 3
+    now[0] += 1  # an hour since the first three
+    pusher.turn("PUSH2345", SARA, "t5", "Sara")
+    await pusher.drain()
+    assert len(service.at("sara-phone")) == 4
+
+
 async def insert_unchecked(store: Store, endpoint: str) -> None:
     """A subscription the routes would refuse, written as a bug or an older server might have."""
     keys = Keys().json()

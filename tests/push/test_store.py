@@ -5,12 +5,13 @@ caller notify each turn."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from sqlalchemy import text
+from sqlalchemy import text, update
 
 from app.rooms import hash_token
 from app.store import Store
+from app.store.push import ROOMS as ROOM_ROWS
 from app.table import Change, Table, commands
 from app.table.commands import new_table
 
@@ -100,6 +101,29 @@ async def test_exactly_one_claim_of_a_turn_wins_in_any_number_of_processes(migra
     finally:
         for s in stores:
             await s.close()
+
+
+async def test_a_turn_is_claimed_only_while_it_is_under_way(store: Store) -> None:
+    """A look that read a turn just before it ended may claim it after the next turn's claim: with the
+    turn's deadline, that claim loses (the claim keeps only the last turn's key, so it would otherwise win,
+    and the next turn would then be notified a second time)."""
+    await store.push_subscribe(subscription(ENDPOINT), now=NOW)
+    (sub,) = await store.push_subscriptions("PUSH2345", SARA)
+    first, second = NOW + timedelta(hours=24), NOW + timedelta(hours=27)
+
+    async def under_way(due: datetime) -> None:
+        async with store.engine.begin() as conn:
+            await conn.execute(update(ROOM_ROWS).where(ROOM_ROWS.c.code == "PUSH2345").values(due_at=due))
+
+    await under_way(first)
+    assert await store.push_claim(sub.id, "t-first", "turn", first)
+    await under_way(second)  # the first turn is over: a late claim of it loses, the second's wins once
+    assert not await store.push_claim(sub.id, "t-first", "reminder", first)
+    assert await store.push_claim(sub.id, "t-second", "turn", second)
+    assert not await store.push_claim(sub.id, "t-first", "turn", first)
+    assert not await store.push_claim(sub.id, "t-second", "turn", second)
+    assert await store.push_claim(sub.id, "t-second", "reminder", second)
+    assert not await store.push_claim(sub.id, "t-third", "turn", second + timedelta(hours=3))
 
 
 async def test_the_subscriptions_go_with_their_room(store: Store) -> None:

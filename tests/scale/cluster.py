@@ -363,6 +363,11 @@ class Cluster:
         self.procs[index].send_signal(signal.SIGKILL)
         self.procs[index].wait(timeout=10)
 
+    def terminate(self, index: int) -> int:
+        """Stop one process as a deployment does (SIGTERM: it drains, then exits); its exit status."""
+        self.procs[index].send_signal(signal.SIGTERM)
+        return self.procs[index].wait(timeout=20)
+
     def mute(self, index: int) -> None:
         """Process ``index`` can no longer publish to Redis (its notices are dropped), while its
         subscriptions and leases work on; its next start (``restart``) publishes again."""
