@@ -8,12 +8,12 @@ from app.store.push import Kind
 
 LANGS = ("en", "fa")
 
-# (title, body) by language and kind; {host} is the host's name as typed.
+# (title, body) by language and kind; {host} is the host's name as typed. The apostrophe is the page's (’).
 _TEXTS: dict[str, dict[Kind, tuple[str, str]]] = {
     "en": {
-        "turn": ("Your turn at {host}'s table", "Tap to open the table and play."),
+        "turn": ("Your turn at {host}’s table", "Tap to open the table and play."),
         "reminder": (
-            "An hour left for your turn at {host}'s table",
+            "An hour left for your turn at {host}’s table",
             "If you do not play by then, the server plays this turn for you.",
         ),
     },

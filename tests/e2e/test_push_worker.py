@@ -52,7 +52,7 @@ def test_a_push_shows_the_turn_in_both_languages(new_page: Any, server: str) -> 
     cdp = page.context.new_cdp_session(page)
     registration = registration_id(page, cdp, f"{server}/")
     pushes = [
-        {"title": "Your turn at Sara's table", "body": "Tap to open the table and play.",
+        {"title": "Your turn at Sara’s table", "body": "Tap to open the table and play.",
          "url": "/r/K7QX3MPA", "tag": "turn-K7QX3MPA", "lang": "en", "dir": "ltr"},
         {"title": "نوبت شماست، میز امید", "body": "بزنید تا میز باز شود و بازی کنید.", "url": "/r/M2PQ7RST",
          "tag": "turn-M2PQ7RST", "lang": "fa", "dir": "rtl"},
@@ -72,7 +72,7 @@ def test_a_push_shows_the_turn_in_both_languages(new_page: Any, server: str) -> 
     assert (persian["title"], persian["lang"], persian["dir"]) == (pushes[1]["title"], "fa", "rtl")
     assert elsewhere["data"] == {"url": "/"}  # a tap opens only a table of this site
     # A newer push for the same table replaces its notification.
-    again = {**pushes[0], "title": "Your turn at Sara's table (2)"}
+    again = {**pushes[0], "title": "Your turn at Sara’s table (2)"}
     cdp.send(
         "ServiceWorker.deliverPushMessage",
         {"origin": server, "registrationId": registration, "data": json.dumps(again)},

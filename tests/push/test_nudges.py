@@ -69,7 +69,7 @@ async def test_the_person_on_turn_is_nudged_once_while_away_and_reminded_with_an
     for _ in range(3):  # the manager looks every PACE_WAKE_SECONDS: once per turn all the same
         await look(manager, pusher)
     (note,) = service.at("on-turn")
-    assert note.payload["title"] == "Your turn at Host's table"
+    assert note.payload["title"] == "Your turn at Host’s table"
     assert note.payload["url"] == f"/r/{room.code}"
     assert service.at("waiting") == [], "not their turn"
 
@@ -77,7 +77,7 @@ async def test_the_person_on_turn_is_nudged_once_while_away_and_reminded_with_an
     await look(manager, pusher)
     await look(manager, pusher)
     first, reminder = service.at("on-turn")
-    assert reminder.payload["title"] == "An hour left for your turn at Host's table"
+    assert reminder.payload["title"] == "An hour left for your turn at Host’s table"
 
     await clock.advance(HOUR)  # the time runs out: the server plays the turn, and it passes
     await settle()

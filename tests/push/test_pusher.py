@@ -73,7 +73,7 @@ async def test_a_turn_arrives_decrypted_with_its_text_in_english_and_persian(
     await pusher.drain()
     (sara,) = service.at("sara-phone")
     assert sara.payload == {
-        "title": "Your turn at Sara's table",
+        "title": "Your turn at Sara’s table",
         "body": "Tap to open the table and play.",
         "url": "/r/PUSH2345",
         "tag": "turn-PUSH2345",
@@ -96,7 +96,7 @@ async def test_a_turn_arrives_decrypted_with_its_text_in_english_and_persian(
     assert pusher.reminder("OTHR2345", OMID, "g1:r1:t1", "امید")
     await pusher.drain()
     reminder = service.at("sara-phone")[1]
-    assert reminder.payload["title"] == "An hour left for your turn at Sara's table"
+    assert reminder.payload["title"] == "An hour left for your turn at Sara’s table"
     assert reminder.headers["urgency"] == "high" and reminder.headers["ttl"] == "3600"
     assert service.at("omid-phone")[1].payload["title"] == "یک ساعت تا پایان نوبت شما در میز امید مانده است"
     assert service.refused == []

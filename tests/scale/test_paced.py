@@ -45,8 +45,8 @@ pytestmark = [pytest.mark.scale, pytest.mark.postgres, pytest.mark.xdist_group("
 
 HOUR = 3600.0
 PACE = 24  # hours a turn may take
-TURN = "Your turn at Ann's table"
-REMINDER = "An hour left for your turn at Ann's table"
+TURN = "Your turn at Ann’s table"
+REMINDER = "An hour left for your turn at Ann’s table"
 READ_EVERY = 0.06  # seconds: a process reads CLOCK_OFFSET_FILE at most every 50 ms (OffsetClock)
 WAIT = 20.0  # longest wait for a notification or a server move (a process starting on a loaded machine)
 
