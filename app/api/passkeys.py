@@ -22,6 +22,7 @@ from app.passkeys import (
     creation_options,
     finish_registration,
     finish_sign_in,
+    load_webauthn,
     new_device_code,
     normalize_device_code,
     read_challenge,
@@ -75,6 +76,9 @@ GUARDED: dict[int | str, dict[str, Any]] = _refused(
 router = APIRouter(
     prefix="/api/passkeys", tags=["passkeys"], dependencies=[Depends(_guard)], responses=GUARDED
 )
+# The routes that run a ceremony: ``webauthn`` is imported (once, in a worker thread) after the guard let the
+# request in and before the route runs.
+CEREMONY = [Depends(load_webauthn)]
 
 
 class NameIn(BaseModel):
@@ -183,7 +187,7 @@ async def _taken(manager: ManagerDep, challenge: str, *purposes: str) -> Challen
     return begun
 
 
-@router.post("/claim/options", response_model=CeremonyOptions)
+@router.post("/claim/options", response_model=CeremonyOptions, dependencies=CEREMONY)
 async def claim_options(
     body: NameIn, rp: RpDep, settings: SettingsDep, manager: ManagerDep
 ) -> CeremonyOptions:
@@ -198,7 +202,7 @@ async def claim_options(
     )
 
 
-@router.post("/add/options", response_model=CeremonyOptions)
+@router.post("/add/options", response_model=CeremonyOptions, dependencies=CEREMONY)
 async def add_options(body: CodeIn, rp: RpDep, manager: ManagerDep) -> CeremonyOptions:
     """Begin adding this device's passkey to a kept name, with the one-time code another device shows (used
     up by this call)."""
@@ -220,7 +224,7 @@ async def add_options(body: CodeIn, rp: RpDep, manager: ManagerDep) -> CeremonyO
     )
 
 
-@router.post("/register", response_model=SignedIn)
+@router.post("/register", response_model=SignedIn, dependencies=CEREMONY)
 async def register(
     body: CredentialIn, response: Response, rp: RpDep, settings: SettingsDep, manager: ManagerDep
 ) -> SignedIn:
@@ -252,7 +256,12 @@ async def register(
     return SignedIn(name=begun.name)
 
 
-@router.post("/sign-in/options", response_model=CeremonyOptions, responses=_refused((404, "not_kept")))
+@router.post(
+    "/sign-in/options",
+    response_model=CeremonyOptions,
+    responses=_refused((404, "not_kept")),
+    dependencies=CEREMONY,
+)
 async def sign_in_options(body: SignInIn, rp: RpDep, manager: ManagerDep) -> CeremonyOptions:
     """Begin signing in as a kept name (with no name: as whichever name the passkey the browser offers
     keeps)."""
@@ -268,7 +277,7 @@ async def sign_in_options(body: SignInIn, rp: RpDep, manager: ManagerDep) -> Cer
     return await _begin(manager, begun, purpose="sign_in", name=None, claim_id=claim_id, user_handle=None)
 
 
-@router.post("/sign-in", response_model=SignedIn)
+@router.post("/sign-in", response_model=SignedIn, dependencies=CEREMONY)
 async def sign_in(
     body: CredentialIn, response: Response, rp: RpDep, settings: SettingsDep, manager: ManagerDep
 ) -> SignedIn:

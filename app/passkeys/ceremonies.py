@@ -1,46 +1,61 @@
 """The WebAuthn ceremonies, through Duo Labs' ``webauthn`` (no cryptography here): the options a browser
 gets, and the checks of what it answers, each failure a refusal with its own code. The challenge is read
 from the answer's client data and looked up in the store by the caller (single use, five minutes), so any
-process can finish a ceremony another began."""
+process can finish a ceremony another began.
+
+``webauthn`` (with ``cryptography``, pyOpenSSL, pyasn1 and cbor2 under it: about 13 MB of the serving
+process's memory) is imported at the first ceremony, not with this module: the routes that run one await
+``load_webauthn`` first, which imports it in a worker thread (about 0.1 s of work that would otherwise stall
+every socket of the process once); each function here imports what it uses, found loaded by then
+(``tests/ops/test_lean_imports.py``)."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import json
+import threading
+from base64 import urlsafe_b64decode, urlsafe_b64encode
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
-
-from webauthn import (
-    generate_authentication_options,
-    generate_registration_options,
-    options_to_json,
-    verify_authentication_response,
-    verify_registration_response,
-)
-from webauthn.helpers import (
-    base64url_to_bytes,
-    bytes_to_base64url,
-    parse_authentication_credential_json,
-    parse_authenticator_data,
-    parse_client_data_json,
-    parse_registration_credential_json,
-)
-from webauthn.helpers.exceptions import WebAuthnException
-from webauthn.helpers.structs import (
-    AuthenticationCredential,
-    AuthenticatorSelectionCriteria,
-    PublicKeyCredentialDescriptor,
-    RegistrationCredential,
-    ResidentKeyRequirement,
-    UserVerificationRequirement,
-)
+from typing import TYPE_CHECKING, Any
 
 from app.config import origin_of
 from app.table import Refusal
 
+if TYPE_CHECKING:
+    from webauthn.helpers.structs import (
+        AuthenticationCredential,
+        PublicKeyCredentialDescriptor,
+        RegistrationCredential,
+    )
+
 CHALLENGE_LIFETIME = timedelta(minutes=5)
 TIMEOUT_MS = 180_000  # what the browser is told; the server's own limit is CHALLENGE_LIFETIME
 RP_NAME = "Three Thirteen"
+_LOADED = threading.Event()
+
+
+async def load_webauthn() -> None:
+    """Import ``webauthn`` the first time, in a worker thread (the event loop goes on meanwhile); at once
+    after that. Two first ceremonies at once both wait in threads for the one import."""
+    if not _LOADED.is_set():
+        await asyncio.to_thread(_import_webauthn)
+
+
+def _import_webauthn() -> None:
+    importlib.import_module("webauthn")
+    _LOADED.set()
+
+
+def base64url_to_bytes(value: str) -> bytes:
+    """As ``webauthn.helpers.base64url_to_bytes``: padding optional (too much is ignored)."""
+    return urlsafe_b64decode(f"{value}===")
+
+
+def bytes_to_base64url(value: bytes) -> str:
+    """As ``webauthn.helpers.bytes_to_base64url``: no padding."""
+    return urlsafe_b64encode(value).decode("utf-8").rstrip("=")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +88,8 @@ class Begun:
 
 
 def _begun(options: Any) -> Begun:
+    from webauthn import options_to_json
+
     return Begun(json.loads(options_to_json(options)), bytes_to_base64url(options.challenge))
 
 
@@ -80,6 +97,13 @@ def creation_options(
     rp: RelyingParty, *, name: str, user_handle: bytes, exclude: list[str] | None = None
 ) -> Begun:
     """Make a passkey for ``name`` on this server: a discoverable credential, user verification required."""
+    from webauthn import generate_registration_options
+    from webauthn.helpers.structs import (
+        AuthenticatorSelectionCriteria,
+        ResidentKeyRequirement,
+        UserVerificationRequirement,
+    )
+
     options = generate_registration_options(
         rp_id=rp.id,
         rp_name=RP_NAME,
@@ -98,6 +122,9 @@ def creation_options(
 
 def request_options(rp: RelyingParty, *, allow: list[str]) -> Begun:
     """Prove one of the passkeys ``allow`` (base64url ids; none: any of this server's, the browser offers)."""
+    from webauthn import generate_authentication_options
+    from webauthn.helpers.structs import UserVerificationRequirement
+
     options = generate_authentication_options(
         rp_id=rp.id,
         timeout=TIMEOUT_MS,
@@ -108,6 +135,8 @@ def request_options(rp: RelyingParty, *, allow: list[str]) -> Begun:
 
 
 def _descriptor(credential_id: str) -> PublicKeyCredentialDescriptor:
+    from webauthn.helpers.structs import PublicKeyCredentialDescriptor
+
     return PublicKeyCredentialDescriptor(id=base64url_to_bytes(credential_id))
 
 
@@ -116,6 +145,13 @@ def read_challenge(
 ) -> tuple[RegistrationCredential | AuthenticationCredential, str]:
     """The browser's answer, parsed, and the challenge its client data names (base64url). A wrong origin is
     refused here (``bad_origin``), before anything is looked up."""
+    from webauthn.helpers import (
+        parse_authentication_credential_json,
+        parse_client_data_json,
+        parse_registration_credential_json,
+    )
+    from webauthn.helpers.exceptions import WebAuthnException
+
     try:
         text = json.dumps(credential)
         parsed: RegistrationCredential | AuthenticationCredential = (
@@ -145,6 +181,9 @@ class NewPasskey:
 
 def finish_registration(credential: RegistrationCredential, rp: RelyingParty, challenge: str) -> NewPasskey:
     """Check a new passkey (its origin, RP id, challenge, user presence and verification): its id and key."""
+    from webauthn import verify_registration_response
+    from webauthn.helpers.exceptions import WebAuthnException
+
     try:
         verified = verify_registration_response(
             credential=credential,
@@ -170,6 +209,10 @@ def finish_sign_in(
 ) -> int:
     """Check an assertion by a kept passkey (count first: one that goes backwards is a cloned key); the new
     count."""
+    from webauthn import verify_authentication_response
+    from webauthn.helpers import parse_authenticator_data
+    from webauthn.helpers.exceptions import WebAuthnException
+
     try:
         count = parse_authenticator_data(credential.response.authenticator_data).sign_count
     except WebAuthnException as exc:

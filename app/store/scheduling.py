@@ -16,7 +16,6 @@ from app.table import RecordMove
 
 from .dialect import Dialect
 from .moves import MoveRow, write_move
-from .pg_moves import PgMoves, pool_size
 from .sqlite_moves import Outcome, SqliteMoves
 from .writes import plain_round_end, record_round_end
 
@@ -171,6 +170,9 @@ class FairTurns:
     and the turns are handed out in order."""
 
     def __init__(self, engine: AsyncEngine, sessions: async_sessionmaker[AsyncSession]):
+        # asyncpg is imported here, for PostgreSQL only: a server on SQLite never loads it (about 2 MB)
+        from .pg_moves import PgMoves, pool_size
+
         self.engine = engine
         self.sessions = sessions
         self._turns = asyncio.Semaphore(pool_size(engine))

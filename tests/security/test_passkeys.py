@@ -348,3 +348,31 @@ async def test_the_record_and_the_boards_say_whether_a_name_is_kept(
             assert [r["name"] for r in kept["items"]] == ["SARA"] and kept["total"] == 1
             table = (await http.get(f"/api/rooms/{created['code']}/leaderboard")).json()
             assert {(r["name"], r["claimed"]) for r in table["items"]} == {("SARA", True), ("Omid", False)}
+
+
+def test_the_base64url_helpers_are_webauthns() -> None:
+    """``app.passkeys`` keeps its own base64url (so ``webauthn`` loads at the first ceremony only): the same
+    text and bytes as ``webauthn.helpers``' for every length and padding, and the same answer (bytes, or the
+    same error) for what is not quite base64url."""
+    import secrets
+
+    from webauthn import helpers
+
+    from app.passkeys import base64url_to_bytes, bytes_to_base64url
+
+    for size in range(70):
+        raw = secrets.token_bytes(size)
+        text = bytes_to_base64url(raw)
+        assert text == helpers.bytes_to_base64url(raw)
+        for padded in (text, text + "=" * (-len(text) % 4), text + "==="):
+            assert base64url_to_bytes(padded) == helpers.base64url_to_bytes(padded) == raw
+    for odd in ("a", "abcde", "ab=cd", "a!b", "é"):
+        try:
+            theirs: bytes | str = helpers.base64url_to_bytes(odd)
+        except ValueError as exc:
+            theirs = repr(exc)
+        try:
+            ours: bytes | str = base64url_to_bytes(odd)
+        except ValueError as exc:
+            ours = repr(exc)
+        assert ours == theirs, odd
