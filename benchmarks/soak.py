@@ -4,6 +4,7 @@
     python benchmarks/soak.py --minutes 2 --tables 5       # a quick run
     python benchmarks/soak.py --minutes 30 --postgres      # a fresh database at TEST_POSTGRES_URL
     python benchmarks/soak.py --minutes 8 --warmup 2 --trace-memory   # where the memory goes
+    python benchmarks/soak.py --minutes 35 --probe-memory  # both rules' figures, and the server's heaps
 
 Starts ``python -m app`` (``tests.server_process``; SQLite in a temporary directory unless ``--postgres``)
 with the settings as shipped (message rate, chat, lobby and standings limits, the 700 ms bots, the 20 s pause
@@ -24,16 +25,37 @@ between rounds) but for the per-address limits on sockets, new sockets and new r
 Nothing should be refused: every ``error`` message, socket closed by the server, failed connect and REST
 answer other than 200 (or 404 for a name with no record) counts as an unexpected error.
 
-The server's resident memory (VmRSS) is read from /proc every second. After the warm-up (``--warmup``
-minutes, at most a sixth of the run), the baseline is the median of the next minute and the end the median
-of the run's last minute (each half the measured time when that is under two minutes). Prints the median per
-minute, the growth (end - baseline) against the target (at most 5 MiB), the least-squares slope after the
-warm-up in MiB/hour, and, at the baseline and at the end, what can be measured of where memory went: the
+The server's resident memory (VmRSS) is read from /proc every second, and the rooms it holds in memory and
+has evicted from its /metrics every 10 s. The growth is measured under two rules, both printed:
+
+- **old rule**: after the warm-up (``--warmup`` minutes, at most a sixth of the run), the baseline is the
+  median of the next minute;
+- **new rule**: the baseline is the median of the minute from the first room evicted (not before the
+  warm-up). Until then the rooms in memory only grow: a room stays ``ROOM_IDLE_SECONDS`` (ten minutes)
+  after its last socket, and the soak's tables open new rooms from their first finished games, so the
+  first leave about 14 minutes in (docs/benchmarks.md, "the soak, where the last megabytes go"); from then
+  on about as many leave as open, and the engine's bounded caches are full long before. The rule gives a
+  figure only when at least ``--least-measured`` minutes (15) lie between the end of its baseline minute and
+  the start of the end's: in a 30-minute run the first eviction comes too late for that, so measure it with
+  ``--minutes 35``.
+
+Under both, the end is the median of the run's last minute (each window half the measured time when that is
+under two minutes). Prints the median RSS per minute with the rooms in memory and evicted so far, for each
+rule the growth (end - baseline) against the target (at most 5 MiB) and the least-squares slope since its
+baseline in MiB/hour, and, at each baseline and at the end, what can be measured of where memory went: the
 process's anonymous and file-backed resident pages, threads and open files (/proc), the server's /metrics
 (tables and sockets in memory, rooms evicted, moves applied, errors answered by code, the collector's runs
-by generation), and the database's size (SQLite: the file, its WAL and shared memory). The server exposes no
-count of Python objects, so none is printed. Also: moves, games, reconnects, chat, reads, move latency
-(sent to its ack) p50/p99, the server's CPU. Exits 1 if the server died or an unexpected error came.
+by generation), and the database's size (SQLite: the file, its WAL and shared memory). Also: moves, games,
+reconnects, chat, reads, move latency (sent to its ack) p50/p99, the server's CPU. Exits 1 if the server died
+or an unexpected error came (not on the growth: read it).
+
+``--probe-memory`` (opt-in; the app's code is not changed) starts the server with ``benchmarks/trace_site.py``
+as its ``sitecustomize`` as ``--trace-memory`` does, but traces nothing: at each baseline and at the end
+(SIGUSR1) it writes the server's own figures, printed at the end: Python's allocator (``pymalloc``: its
+1 MiB arenas, and the bytes of its blocks in use), glibc's heap (``mallinfo2``: in use, free, mapped),
+SQLite's heap and, for every open sqlite3 connection, its page cache, schema and prepared statements
+(``sqlite3_db_status``), the live objects by type, and how full each ``lru_cache`` is. Counting the objects
+takes the server a moment at each mark; the run is otherwise at full speed.
 
 ``--trace-memory`` (opt-in; the app's code is not changed) starts the server with ``benchmarks/trace_site.py``
 as its ``sitecustomize`` (in a temporary directory put first on its ``PYTHONPATH``): ``tracemalloc`` with
@@ -89,6 +111,7 @@ RESEND_S = 10.0  # a start, continue or rematch not answered within this is sent
 PROC_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem", "VmHWM", "Threads")
 TRACE_TOP = 15  # places shown by --trace-memory
 TRACE_WAIT_S = 300.0  # a snapshot of a traced server takes seconds; this long means it never came
+METRICS_EVERY_S = 10.0  # rooms in memory and evicted, read from /metrics this often
 
 
 @dataclass
@@ -557,6 +580,29 @@ async def snapshot(http: httpx.AsyncClient, pid: int, database: str) -> dict[str
     return figures
 
 
+async def count_rooms(http: httpx.AsyncClient, elapsed: float, measured: Measured) -> None:
+    """Note the rooms in memory and the rooms evicted so far (/metrics), and the first eviction's time."""
+    try:
+        found = parse_metrics((await http.get("/metrics")).text)
+    except httpx.HTTPError:
+        return
+    evicted = found.get("rooms_evicted_total", 0.0)
+    measured.rooms.append((elapsed, found.get("open_tables", 0.0), evicted))
+    if measured.settled is None and evicted > 0:
+        measured.settled = elapsed
+
+
+def settled_baseline(args: argparse.Namespace, measured: Measured) -> float | None:
+    """The new rule's baseline window starts here (seconds into the run): once the rooms in memory reach
+    their steady state (the first room is evicted: from then on about as many leave as open), and not before
+    the warm-up. None: not yet, or too late to leave ``--least-measured`` minutes measured."""
+    if measured.settled is None:
+        return None
+    warmup, window = windows(args)
+    start = max(warmup, measured.settled)
+    return start if args.minutes * 60 - window - (start + window) >= args.least_measured * 60 else None
+
+
 def slope_per_hour(points: list[tuple[float, float]]) -> float:
     """Least squares through (seconds, MiB): MiB per hour."""
     if len(points) < 2:
@@ -572,9 +618,14 @@ class Measured:
     samples: list[tuple[float, float]] = field(default_factory=list)  # (seconds into the run, VmRSS MiB)
     at_baseline: dict[str, float] = field(default_factory=dict)
     at_end: dict[str, float] = field(default_factory=dict)
+    at_settled: dict[str, float] = field(default_factory=dict)
     cpu_baseline: float = 0.0
     cpu_end: float = 0.0
     died: str = ""
+    # (seconds into the run, rooms in memory, rooms evicted so far), from /metrics every METRICS_EVERY_S
+    rooms: list[tuple[float, float, float]] = field(default_factory=list)
+    settled: float | None = None  # seconds into the run of the first eviction (the room count's steady state)
+    marks: list[str] = field(default_factory=list)  # what each --probe/--trace-memory figure was taken at
 
 
 async def run(args: argparse.Namespace, database: str, log: Path) -> tuple[Soak, Measured]:
@@ -590,7 +641,9 @@ async def run(args: argparse.Namespace, database: str, log: Path) -> tuple[Soak,
     )
     for shipped in ("BOT_DELAY_MS", "ROUND_BREAK_SECONDS", "MAX_MESSAGES_PER_SECOND"):
         del env[shipped]  # server_env's test values: here the defaults, as shipped
-    traces = trace_directory(log.parent, env, args.trace_frames) if args.trace_memory else None
+    traces = None
+    if args.trace_memory or args.probe_memory:
+        traces = trace_directory(log.parent, env, args.trace_frames, probe=not args.trace_memory)
     proc = start([sys.executable, "-m", "app"], env, log)
     measured = Measured()
     try:
@@ -603,24 +656,34 @@ async def run(args: argparse.Namespace, database: str, log: Path) -> tuple[Soak,
             work = [asyncio.create_task(t.run(http)) for t in soak.tables]
             work += [asyncio.create_task(soak.churn()), asyncio.create_task(soak.reader(http))]
             baseline_at = warmup + window
+            rooms_at = 0.0
             while (elapsed := time.monotonic() - began) < total:
                 if proc.poll() is not None:
                     measured.died = f"the server exited with {proc.returncode} after {elapsed:.0f} s"
                     break
                 measured.samples.append((elapsed, rss_kib(proc.pid)["VmRSS"] / 1024))
+                if elapsed >= rooms_at:
+                    rooms_at = elapsed + METRICS_EVERY_S
+                    await count_rooms(http, elapsed, measured)
                 if not measured.at_baseline and elapsed >= baseline_at:
                     measured.at_baseline = await snapshot(http, proc.pid, database)
                     measured.cpu_baseline = cpu_seconds(proc.pid)
                     if traces is not None:
-                        await trace_snapshot(proc.pid, traces, 0)
+                        await trace_snapshot(proc.pid, traces, measured, "old-rule baseline")
+                settled_at = settled_baseline(args, measured)
+                if not measured.at_settled and settled_at is not None and elapsed >= settled_at + window:
+                    measured.at_settled = await snapshot(http, proc.pid, database)
+                    if traces is not None:
+                        await trace_snapshot(proc.pid, traces, measured, "new-rule baseline")
                 next_at = began + (len(measured.samples)) * SAMPLE_EVERY_S
                 await asyncio.sleep(max(0.0, next_at - time.monotonic()))
             if not measured.died:
                 measured.at_end = await snapshot(http, proc.pid, database)
                 measured.cpu_end = cpu_seconds(proc.pid)
                 if traces is not None:
-                    await trace_snapshot(proc.pid, traces, 1)
-                    await trace_census(proc.pid, traces)
+                    await trace_snapshot(proc.pid, traces, measured, "end")
+                    if args.trace_memory:
+                        await trace_census(proc.pid, traces)
             soak.stop.set()
             await soak.close_all()
             _, late = await asyncio.wait(work, timeout=30)
@@ -637,9 +700,10 @@ async def run(args: argparse.Namespace, database: str, log: Path) -> tuple[Soak,
 # ----- --trace-memory -------------------------------------------------------------------------------------
 
 
-def trace_directory(tmp: Path, env: dict[str, str], frames: int) -> Path:
+def trace_directory(tmp: Path, env: dict[str, str], frames: int, *, probe: bool = False) -> Path:
     """Set ``env`` up so that the server traces its memory (``benchmarks/trace_site.py`` as its
-    ``sitecustomize``, first on its ``PYTHONPATH``); returns the directory its snapshots go to."""
+    ``sitecustomize``, first on its ``PYTHONPATH``), or with ``probe`` only measures it (nothing traced);
+    returns the directory its snapshots go to."""
     site, out = tmp / "trace-site", tmp / "traces"
     site.mkdir()
     out.mkdir()
@@ -647,11 +711,15 @@ def trace_directory(tmp: Path, env: dict[str, str], frames: int) -> Path:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), env.get("PYTHONPATH", "")) if p)
     env["SOAK_TRACE_DIR"] = str(out)
     env["SOAK_TRACE_FRAMES"] = str(frames)
+    if probe:
+        env["SOAK_TRACE_MODE"] = "probe"
     return out
 
 
-async def trace_snapshot(pid: int, traces: Path, number: int) -> None:
-    """Ask the server for snapshot ``number`` (SIGUSR1) and wait until it is written."""
+async def trace_snapshot(pid: int, traces: Path, measured: Measured, mark: str) -> None:
+    """Ask the server for its next snapshot (SIGUSR1), taken at ``mark``, and wait until it is written."""
+    number = len(measured.marks)
+    measured.marks.append(mark)
     await signal_and_wait(pid, signal.SIGUSR1, traces / f"figures-{number}.json")
 
 
@@ -669,11 +737,65 @@ async def signal_and_wait(pid: int, signum: int, written: Path) -> None:
         await asyncio.sleep(0.2)
 
 
-def trace_report(traces: Path) -> list[str]:
+FIGURE_KEYS = (
+    "traced",
+    "frozen_objects",
+    "objects_total",
+    "allocated_blocks",
+    "tracemalloc_overhead",
+    "sqlite_memory_used",
+    "sqlite_memory_highwater",
+    "sqlite_connections",
+    "sqlite_cache_used",
+    "sqlite_schema_used",
+    "sqlite_stmt_used",
+    "malloc_arena",
+    "malloc_in_use",
+    "malloc_free",
+    "malloc_mmapped",
+    "pymalloc_arenas",
+    "pymalloc_total",
+    "pymalloc_in_use",
+)
+# counts, not bytes
+COUNTS = ("frozen_objects", "objects_total", "allocated_blocks", "pymalloc_arenas", "sqlite_connections")
+
+
+def figures_report(traces: Path, marks: list[str]) -> list[str]:
+    """The server's own figures at each mark (--probe-memory or --trace-memory): its heaps, Python's
+    allocator, its objects; the caches' fill; and the types whose count grew most from the first mark and
+    from the new-rule baseline to the end."""
+    figures = [json.loads((traces / f"figures-{n}.json").read_text()) for n in range(len(marks))]
+    if len(figures) < 2:
+        return ["no figures from the server (it died, or the run ended before the baseline)"]
+    lines = ["the server's figures (KiB, but counts), at: " + " -> ".join(marks)]
+    for key in FIGURE_KEYS:
+        if all(key in f for f in figures) and any(f[key] for f in figures):
+            unit = 1 if key in COUNTS else 1024
+            values = [f[key] / unit for f in figures]
+            shown = " -> ".join(f"{v:10.0f}" for v in values)
+            change = f"{values[-1] - values[0]:+.0f}; {values[-1] - values[-2]:+.0f}"
+            lines.append(f"  {key:26} {shown}  ({change})")
+    caches = [f.get("caches", {}) for f in figures]
+    if caches[-1]:
+        lines.append("the app's lru caches (bounded by design), entries at each mark / most:")
+        for name, (_, most) in sorted(caches[-1].items()):
+            filled = " -> ".join(f"{c.get(name, [0])[0]:6d}" for c in caches)
+            lines.append(f"  {name:48} {filled} / {most}")
+    for first in sorted({0, len(figures) - 2}):
+        counts = [figures[first].get("objects", {}), figures[-1].get("objects", {})]
+        grown = sorted(((counts[1].get(k, 0) - counts[0].get(k, 0), k) for k in counts[1]), reverse=True)
+        lines.append(f"live objects whose count grew most, {marks[first]} -> end:")
+        for diff, name in grown[:TRACE_TOP]:
+            lines.append(f"  {diff:+8d}  {name} ({counts[0].get(name, 0)} -> {counts[1][name]})")
+    return lines
+
+
+def trace_report(traces: Path, marks: list[str]) -> list[str]:
     """The growth from the baseline's snapshot to the end's: by line, by traceback, objects by type, and the
     heaps tracemalloc does not see."""
-    paths = [traces / f"snapshot-{n}.pickle" for n in (0, 1)]
-    if not all(p.exists() for p in paths):
+    paths = [traces / f"snapshot-{n}.pickle" for n in (0, len(marks) - 1)]
+    if len(marks) < 2 or not all(p.exists() for p in paths):
         return ["--trace-memory: no snapshots (the server died, or the run ended before the baseline)"]
     ignore = [
         tracemalloc.Filter(False, tracemalloc.__file__),
@@ -682,23 +804,7 @@ def trace_report(traces: Path) -> list[str]:
         tracemalloc.Filter(False, "<unknown>"),
     ]
     first, last = (tracemalloc.Snapshot.load(str(p)).filter_traces(ignore) for p in paths)
-    figures = [json.loads((traces / f"figures-{n}.json").read_text()) for n in (0, 1)]
-    lines = ["--trace-memory: the server's memory at the baseline -> at the end (KiB)"]
-    for key in (
-        "traced",
-        "frozen_objects",
-        "tracemalloc_overhead",
-        "sqlite_memory_used",
-        "sqlite_memory_highwater",
-        "malloc_arena",
-        "malloc_in_use",
-        "malloc_free",
-        "malloc_mmapped",
-    ):
-        if key in figures[0] and key in figures[1]:
-            unit = 1 if key == "frozen_objects" else 1024  # a count; the others in KiB
-            a, b = figures[0][key] / unit, figures[1][key] / unit
-            lines.append(f"  {key:28} {a:10.0f} -> {b:10.0f}  ({b - a:+.0f})")
+    lines = [f"--trace-memory: traced growth, {marks[0]} -> {marks[-1]}"]
     for key_type in ("lineno", "traceback"):
         stats = last.compare_to(first, key_type)
         total = sum(s.size_diff for s in stats) / 1024
@@ -714,17 +820,7 @@ def trace_report(traces: Path) -> list[str]:
                 ours = [f for f in frames if str(ROOT) in f.filename and "/.venv/" not in f.filename]
                 for frame in ours[:6]:
                     lines.append(f"        {frame.filename.removeprefix(str(ROOT) + '/')}:{frame.lineno}")
-    caches = [f.get("caches", {}) for f in figures]
-    if caches[1]:
-        lines.append("the app's lru caches (bounded by design), entries at baseline -> end / most:")
-        for name, (size, most) in sorted(caches[1].items()):
-            lines.append(f"  {name:48} {caches[0].get(name, [0])[0]:6d} -> {size:6d} / {most}")
-    counts = [f.get("objects", {}) for f in figures]
-    grown = sorted(((counts[1].get(k, 0) - counts[0].get(k, 0), k) for k in counts[1]), reverse=True)
-    lines.append(f"live objects whose count grew most (of the {len(counts[1])} commonest types):")
-    for diff, name in grown[:TRACE_TOP]:
-        lines.append(f"  {diff:+8d}  {name} ({counts[0].get(name, 0)} -> {counts[1][name]})")
-    return lines + census_report(traces / "census.json")
+    return lines + figures_report(traces, marks) + census_report(traces / "census.json")
 
 
 def census_report(path: Path) -> list[str]:
@@ -764,11 +860,13 @@ def report(args: argparse.Namespace, soak: Soak, measured: Measured, database: s
         f"{args.churn} watchers every ~{args.churn_every:g} s; "
         f"{'PostgreSQL' if database.startswith('postgresql') else 'SQLite'}"
     )
-    print("minute  median RSS (MiB)")
+    print("minute  median RSS (MiB)  rooms in memory (last read)  evicted so far")
     for minute in range(int(samples[-1][0] // 60) + 1 if samples else 0):
         values = [rss for t, rss in samples if minute * 60 <= t < (minute + 1) * 60]
+        rooms = [(n, e) for t, n, e in measured.rooms if minute * 60 <= t < (minute + 1) * 60]
         if values:
-            print(f"{minute + 1:6d}  {statistics.median(values):8.1f}")
+            held = f"{rooms[-1][0]:8.0f}  {rooms[-1][1]:8.0f}" if rooms else ""
+            print(f"{minute + 1:6d}  {statistics.median(values):8.1f}  {held}")
     warmup, window = windows(args)
     after = [(t, rss) for t, rss in samples if t >= warmup]
     first = [rss for t, rss in after if t < warmup + window]
@@ -778,23 +876,52 @@ def report(args: argparse.Namespace, soak: Soak, measured: Measured, database: s
         baseline, final = statistics.median(first), statistics.median(last)
         growth = final - baseline
         print(
-            f"warm-up {warmup / 60:.1f} min; baseline (median of {warmup / 60:.1f}-"
+            f"old rule: warm-up {warmup / 60:.1f} min; baseline (median of {warmup / 60:.1f}-"
             f"{(warmup + window) / 60:.1f} min) {baseline:.1f} MiB; "
             f"end (median of the last {window / 60:.1f} min) {final:.1f} MiB; "
             f"peak {max(r for _, r in samples):.1f} MiB"
         )
         print(
-            f"slope after the warm-up: {slope_per_hour(after):+.2f} MiB/hour "
+            f"old rule: slope after the warm-up: {slope_per_hour(after):+.2f} MiB/hour "
             f"(least squares over {len(after)} samples)"
         )
-        print(f"growth {growth:+.2f} MiB; growth <= 5 MiB: {'PASS' if growth <= 5 else 'FAIL'}")
+        print(f"old rule: growth {growth:+.2f} MiB; growth <= 5 MiB: {'PASS' if growth <= 5 else 'FAIL'}")
+        settled = settled_baseline(args, measured)
+        if settled is not None:
+            steady = [rss for t, rss in samples if settled <= t < settled + window]
+            since = [(t, rss) for t, rss in samples if t >= settled]
+            measured_min = (samples[-1][0] - window - settled - window) / 60
+            steady_mib = statistics.median(steady)
+            grown = final - steady_mib
+            print(
+                f"new rule: the first room evicted at {(measured.settled or 0) / 60:.1f} min (the rooms in "
+                f"memory at their steady state); baseline (median of {settled / 60:.1f}-"
+                f"{(settled + window) / 60:.1f} min) {steady_mib:.1f} MiB; {measured_min:.1f} min measured "
+                f"to the end's minute; slope since: {slope_per_hour(since):+.2f} MiB/hour"
+            )
+            print(f"new rule: growth {grown:+.2f} MiB; growth <= 5 MiB: {'PASS' if grown <= 5 else 'FAIL'}")
+        else:
+            print(
+                "new rule: no figure (no room evicted early enough to leave "
+                f"{args.least_measured:g} minutes measured; first eviction: "
+                f"{'none' if measured.settled is None else f'{measured.settled / 60:.1f} min'})"
+            )
     else:
         print(f"no growth figure: {measured.died or 'too few samples'}")
     if measured.at_baseline and measured.at_end:
-        print("where the memory is, at the baseline -> at the end (MiB unless a count):")
-        for key in sorted(set(measured.at_baseline) | set(measured.at_end), key=figure_order):
-            before, now = measured.at_baseline.get(key, 0.0), measured.at_end.get(key, 0.0)
-            print(f"  {key:42} {before:10.1f} -> {now:10.1f}  ({now - before:+.1f})")
+        marks = [("old-rule baseline", measured.at_baseline)]
+        if measured.at_settled:
+            marks.append(("new-rule baseline", measured.at_settled))
+        marks.append(("end", measured.at_end))
+        print(
+            "where the memory is, at the " + " -> ".join(m for m, _ in marks) + " (MiB unless a count; "
+            "growth from the first, and from the last baseline):"
+        )
+        keys = sorted(set().union(*(figures for _, figures in marks)), key=figure_order)
+        for key in keys:
+            values = [figures.get(key, 0.0) for _, figures in marks]
+            shown = " -> ".join(f"{v:10.1f}" for v in values)
+            print(f"  {key:42} {shown}  ({values[-1] - values[0]:+.1f}; {values[-1] - values[-2]:+.1f})")
         print("  Python objects: not measured (no endpoint of the server counts them)")
         seconds = max(1e-9, samples[-1][0] - warmup - window)
         cpu = measured.cpu_end - measured.cpu_baseline
@@ -838,6 +965,12 @@ def main() -> None:
     parser.add_argument("--watchers", type=int, default=2, help="watching sockets per table")
     parser.add_argument("--think", type=float, default=0.5, help="seconds before each move (jittered ±50%%)")
     parser.add_argument("--warmup", type=float, default=5, help="minutes, at most a sixth of the run")
+    parser.add_argument(
+        "--least-measured",
+        type=float,
+        default=15,
+        help="minutes the new rule measures at least (its baseline's end to the end's minute)",
+    )
     parser.add_argument("--churn", type=int, default=2, help="players (and watchers) dropped at each churn")
     parser.add_argument("--churn-every", type=float, default=5, help="seconds between churns (jittered)")
     parser.add_argument(
@@ -854,6 +987,11 @@ def main() -> None:
         help="tracemalloc snapshots of the server at the baseline and the end, and their difference",
     )
     parser.add_argument("--trace-frames", type=int, default=25, help="frames kept per traced allocation")
+    parser.add_argument(
+        "--probe-memory",
+        action="store_true",
+        help="the server's heaps and objects at each baseline and the end, nothing traced (full speed)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="soak-") as tmp:
         log = Path(tmp) / "server.log"
@@ -871,7 +1009,9 @@ def main() -> None:
                 asyncio.run(drop_database(base_url, database))
         code = report(args, soak, measured, database, log)
         if args.trace_memory:
-            print("\n".join(trace_report(Path(tmp) / "traces")))
+            print("\n".join(trace_report(Path(tmp) / "traces", measured.marks)))
+        elif args.probe_memory:
+            print("\n".join(figures_report(Path(tmp) / "traces", measured.marks)))
     sys.exit(code)
 
 

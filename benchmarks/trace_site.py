@@ -10,6 +10,13 @@ on each SIGUSR1, runs a full collection and writes to that directory:
   (``sqlite3_memory_used``: page caches, schemas, prepared statements; not traced, since SQLite allocates with
   ``malloc``), glibc's heap in use and in its free lists (``mallinfo2``), and the live objects by type.
 
+With ``SOAK_TRACE_MODE=probe`` (``soak.py --probe-memory``) nothing is traced and no snapshot is taken:
+each SIGUSR1 writes the figures only (no ``traced``), with Python's own allocator too (``pymalloc``: its
+arenas and the bytes of its blocks in use, outside glibc's heap): a run at full speed that still says
+where its resident memory is. In both modes ``sqlite3.connect`` is wrapped so that every connection the
+server opens is of a subclass that can be weakly referenced (nothing else changes), and the figures add,
+over the open connections, their page caches, schemas and prepared statements (``sqlite3_db_status``).
+
 The JSON file is written last, under a temporary name then renamed, so its presence means both are complete.
 The app's collector freezes what survives each run (``app/runtime.py``), and ``gc.get_objects`` does not list
 frozen objects: the live objects are counted with the permanent generation unfrozen for the count (the
@@ -37,6 +44,7 @@ import signal
 import sys
 import tracemalloc
 import types
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -74,6 +82,54 @@ def _sqlite_heap() -> dict[str, int]:
         return {"sqlite_memory_used": int(used()), "sqlite_memory_highwater": int(peak(0))}
     except (ImportError, OSError, AttributeError):
         return {}
+
+
+_CONNECTIONS: weakref.WeakSet[Any] = weakref.WeakSet()  # every sqlite3 connection the server opened
+_DB_STATUS = {"sqlite_cache_used": 1, "sqlite_schema_used": 2, "sqlite_stmt_used": 3}  # SQLITE_DBSTATUS_*
+
+
+def _watch_sqlite_connections() -> None:
+    """Make ``sqlite3.connect`` (aiosqlite's and the move writer's) return connections of a subclass that
+    can be weakly referenced, and keep them in ``_CONNECTIONS``: the figures then say each one's page cache
+    and prepared statements. The subclass adds nothing else."""
+    import sqlite3
+
+    class Watched(sqlite3.Connection):
+        pass
+
+    connect = sqlite3.connect
+
+    def watched_connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        kwargs.setdefault("factory", Watched)
+        connection: sqlite3.Connection = connect(*args, **kwargs)
+        if isinstance(connection, Watched):
+            _CONNECTIONS.add(connection)
+        return connection
+
+    sqlite3.connect = watched_connect  # type: ignore[assignment]
+
+
+def _sqlite_connections() -> dict[str, int]:
+    """The open sqlite3 connections, and the bytes of their page caches, schemas and prepared statements
+    (``sqlite3_db_status``; the ``sqlite3 *`` is the first field after the object's header), or {}."""
+    try:
+        import _sqlite3
+
+        status = ctypes.CDLL(_sqlite3.__file__).sqlite3_db_status
+    except (ImportError, OSError, AttributeError):
+        return {}
+    status.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    found = dict.fromkeys(("sqlite_connections", *_DB_STATUS), 0)
+    now, most = ctypes.c_int(), ctypes.c_int()
+    for connection in list(_CONNECTIONS):
+        db = ctypes.c_void_p.from_address(id(connection) + object.__basicsize__).value
+        if not db:  # closed
+            continue
+        found["sqlite_connections"] += 1
+        for name, op in _DB_STATUS.items():
+            if status(db, op, ctypes.byref(now), ctypes.byref(most), 0) == 0:
+                found[name] += now.value
+    return found
 
 
 def _malloc_heap() -> dict[str, int]:
@@ -115,19 +171,55 @@ def _objects_by_type() -> collections.Counter[str]:
                 gc.freeze()
 
 
+def _pymalloc() -> dict[str, int]:
+    """Python's own allocator (objects of up to 512 bytes, in 256 KiB arenas it maps itself, outside
+    ``malloc``): its arenas and the bytes in its blocks in use, from ``sys._debugmallocstats`` (which
+    writes to the C stderr: read back through a temporary file), or {}."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out:
+        saved = os.dup(2)
+        try:
+            os.dup2(out.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    found: dict[str, int] = {}
+    for line in text.splitlines():
+        name, _, value = line.partition("=")
+        name, value = name.strip(" #"), value.strip().replace(",", "")
+        if name == "arenas allocated current" and value.isdigit():
+            found["pymalloc_arenas"] = int(value)
+        elif name.startswith("bytes in allocated blocks") and value.isdigit():
+            found["pymalloc_in_use"] = int(value)
+        elif name == "Total" and value.isdigit():  # the first: the arenas' (the second: the arena map's)
+            found.setdefault("pymalloc_total", int(value))
+    return found
+
+
 def _dump(directory: Path) -> None:
     gc.collect()  # the young generations only matter: what is frozen stays (as in the app)
     number = len(list(directory.glob("figures-*.json")))
-    tracemalloc.take_snapshot().dump(str(directory / f"snapshot-{number}.pickle"))
-    traced, peak = tracemalloc.get_traced_memory()
+    traced = peak = overhead = 0
+    if tracemalloc.is_tracing():
+        tracemalloc.take_snapshot().dump(str(directory / f"snapshot-{number}.pickle"))
+        traced, peak = tracemalloc.get_traced_memory()
+        overhead = tracemalloc.get_tracemalloc_memory()
     by_type = _objects_by_type()
     figures: dict[str, Any] = {
         "traced": traced,
         "traced_peak": peak,
-        "tracemalloc_overhead": tracemalloc.get_tracemalloc_memory(),
+        "tracemalloc_overhead": overhead,
         "frozen_objects": gc.get_freeze_count(),
+        "objects_total": sum(by_type.values()),
+        "allocated_blocks": sys.getallocatedblocks(),
         **_sqlite_heap(),
+        **_sqlite_connections(),
         **_malloc_heap(),
+        **_pymalloc(),
         "objects": dict(by_type.most_common(400)),
         "caches": _caches(),
     }
@@ -250,7 +342,9 @@ def _install() -> None:
     if not where:
         return
     directory = Path(where)
-    tracemalloc.start(int(os.environ.get("SOAK_TRACE_FRAMES", "25")))
+    _watch_sqlite_connections()
+    if os.environ.get("SOAK_TRACE_MODE") != "probe":  # probe: the figures only, nothing traced
+        tracemalloc.start(int(os.environ.get("SOAK_TRACE_FRAMES", "25")))
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         _dump(directory)

@@ -7,6 +7,7 @@ from finished games.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -102,6 +103,17 @@ def _in_window(
     return query
 
 
+def padded(ids: Sequence[T]) -> list[T]:
+    """``ids`` with its last repeated up to a power of two in length: ``IN`` reads the same, and a list of
+    any length is one of a few statement texts. Each text is a prepared statement kept by every pooled
+    connection that runs it (``sqlite3`` keeps 128 a connection, asyncpg 100): one text per length kept
+    adding some as rooms played more games (docs/benchmarks.md, "the soak, where the last megabytes go")."""
+    out = list(ids)
+    if out:
+        out += [out[-1]] * ((1 << (len(out) - 1).bit_length()) - len(out))
+    return out
+
+
 class History:
     """History queries over one Store's database."""
 
@@ -115,7 +127,9 @@ class History:
         async with self.sessions() as session:
             players = (
                 await session.scalars(
-                    select(GamePlayerRow).where(GamePlayerRow.game_id.in_(ids)).order_by(GamePlayerRow.seat)
+                    select(GamePlayerRow)
+                    .where(GamePlayerRow.game_id.in_(padded(ids)))
+                    .order_by(GamePlayerRow.seat)
                 )
             ).all()
             ended = (
@@ -128,7 +142,7 @@ class History:
                         RoundScoreRow.bot,
                         RoundScoreRow.penalty,
                     )
-                    .where(RoundScoreRow.game_id.in_(ids))
+                    .where(RoundScoreRow.game_id.in_(padded(ids)))
                     .order_by(RoundScoreRow.game_id, RoundScoreRow.seat, RoundScoreRow.round)
                 )
             ).all()
@@ -228,7 +242,10 @@ class History:
                     )
                 )
             ids = (await session.scalars(page.order_by(*newest).limit(limit).offset(offset))).all()
-            rows = {row.id: row for row in await session.scalars(select(GameRow).where(GameRow.id.in_(ids)))}
+            rows = {
+                row.id: row
+                for row in await session.scalars(select(GameRow).where(GameRow.id.in_(padded(ids))))
+            }
         return Page(await self._summaries([rows[i] for i in ids]), int(total or 0))
 
     async def _row(self, session: Any, public_id: str) -> GameRow | None:
