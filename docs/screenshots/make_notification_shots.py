@@ -58,7 +58,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from app.push import texts  # noqa: E402
+from tests.e2e.conftest import CHROMIUM_ARGS as BROWSER_FLAGS  # noqa: E402
 from tests.e2e.test_my_tables import play_to_turn  # noqa: E402
+from tests.e2e.test_push_worker import registration_id  # noqa: E402
 from tests.server_process import free_port, start_server_process, stop_process  # noqa: E402
 
 SITE = "cards.example.org"
@@ -66,13 +68,7 @@ HOSTS = {"en": ("Sara", "Omid"), "fa": ("سارا", "امید")}  # the host, an
 SCREEN = (1280, 800)  # CSS pixels: a laptop's screen
 POPUP_SCALE = 2  # device pixels per CSS pixel of the popup's picture
 CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
+    *BROWSER_FLAGS,  # the browser tests' flags
     # Chromium's own popups, not D-Bus; no offer to translate the Persian page. (Chromium keeps the last
     # --disable-features: this one replaces Playwright's, so it names the two of those needed here.)
     "--disable-features=NativeNotifications,SystemNotifications,Translate,HttpsUpgrades,"
@@ -156,18 +152,6 @@ def turn(base: str, lang: str) -> Turn:
         raise RuntimeError(f"not a paced game under way: {room}")
     host_name = room["seats"][room["host_seat"]]["name"]
     return Turn(code, guest_token, texts.payload(code=code, kind="turn", host_name=host_name, lang=lang))
-
-
-def registration_id(page: Any, cdp: Any, scope: str) -> str:
-    found: list[dict[str, Any]] = []
-    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda event: found.extend(event["registrations"]))
-    cdp.send("ServiceWorker.enable")
-    deadline = time.monotonic() + 10
-    while not any(r["scopeURL"] == scope for r in found):
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"no service worker registration for {scope}: {found}")
-        page.wait_for_timeout(50)
-    return str(next(r["registrationId"] for r in found if r["scopeURL"] == scope))
 
 
 def shoot(playwright: Any, port: int, lang: str, at: Turn, scale: float) -> tuple[Path, tuple[int, ...]]:
