@@ -22,17 +22,25 @@ ROOT = Path(__file__).resolve().parents[1]
 _LISTEN_PORTS = (20000, 32767)
 
 
+_given: set[int] = set()  # every port this process handed out: none is handed out twice
+
+
 def free_port() -> int:
-    """A TCP port free on 127.0.0.1 now, outside the ephemeral range: only another test's server, which picks
+    """A TCP port free on 127.0.0.1 now, outside the ephemeral range, and never one this process handed out
+    before (a Redis Cluster node's bus port picked, then an app process's port picked before that node
+    started, were once the same: the app could not listen). Only another test process's server, which picks
     among 12,768 ports at random, can take it before the caller's server binds it."""
     for _ in range(200):
         port = random.randint(*_LISTEN_PORTS)
+        if port in _given:
+            continue
         with socket.socket() as sock:
             try:
                 sock.bind(("127.0.0.1", port))
             except OSError:
                 continue
-            return port
+        _given.add(port)
+        return port
     raise RuntimeError(f"no free port in {_LISTEN_PORTS}")
 
 
