@@ -10,12 +10,38 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 # Whole games in tests run without the pause between rounds (the tests of the pause set it themselves);
 # servers started as subprocesses inherit it.
 os.environ.setdefault("ROUND_BREAK_SECONDS", "0")
+
+
+def _one_tls_context_for_every_client() -> None:
+    """httpx makes a TLS context for every client it opens (a CA bundle read and parsed: about 20 ms of CPU),
+    even for the plain HTTP to 127.0.0.1 that nearly every test speaks: a quarter of the API and security
+    suites' CPU (py-spy). Clients that ask for the default (``verify=True``, no client certificate) share one
+    context per bundle the environment names (``SSL_CERT_FILE``, ``SSL_CERT_DIR``), made once; any other
+    asks as before."""
+    import httpx._transports.default as transports
+
+    make = transports.create_ssl_context
+    made: dict[tuple[bool, str | None, str | None], Any] = {}
+
+    def create(verify: Any = True, cert: Any = None, trust_env: bool = True) -> Any:
+        if verify is not True or cert is not None:
+            return make(verify=verify, cert=cert, trust_env=trust_env)
+        bundle = (trust_env, os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+        if bundle not in made:
+            made[bundle] = make(verify=True, trust_env=trust_env)
+        return made[bundle]
+
+    transports.create_ssl_context = create
+
+
+_one_tls_context_for_every_client()
 
 DEFAULT_TEST_POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 _pg_status: dict[str, str | None] = {}
