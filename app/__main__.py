@@ -8,20 +8,22 @@ import resource
 import signal
 import socket
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import uvicorn
-from fastapi import FastAPI
 
 from app.api.request_deadline import deadline_protocol
 from app.api.ws_deflate import websocket_protocol
 from app.config import Settings, get_settings
 from app.logs import configure_logging
-from app.main import create_app
 from app.native_heap import limit_arenas
 from app.runtime import tune_gc
 from app.store import upgrade_head
 from app.store.migrate import migrate_in_child
 from app.waiting import wait_or_exit
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 
 class Server(uvicorn.Server):
@@ -50,6 +52,10 @@ class Server(uvicorn.Server):
 
 
 def build_server(settings: Settings) -> Server:
+    # The app (FastAPI, every route and model) only where it serves: ``python -m app migrate`` (the container
+    # entrypoint's first step) starts in a third of the time without it.
+    from app.main import create_app
+
     app = create_app(settings)
     return Server(uvicorn_config(settings, app), app)
 
