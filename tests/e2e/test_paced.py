@@ -33,7 +33,7 @@ def test_a_host_chooses_a_pace_and_the_turn_shows_the_hours_left(
     pace.select_option("8")
     page.wait_for_function("() => document.querySelector('#opt-pace')?.value === '8'")
     assert page.locator("#opt-pace option:checked").inner_text() == LABELS[lang]
-    page.wait_for_timeout(300)  # the option's state arrives before the start
+    tap.until_option(page, "pace", 8)
     pace.scroll_into_view_if_needed()
     screenshot(page, f"paced-lobby-{lang}-{width}.png")
 
@@ -78,10 +78,11 @@ def test_the_bell_at_a_paced_table_asks_for_turn_notifications_and_off_stops_the
 ) -> None:
     page = new_page(390, 844, lang, service_workers="allow", permissions=["notifications"])
     page.add_init_script(FAKE_PUSH)
+    tap = SocketTap(page)
     open_lobby(page, server, bot=True)
     page.locator("[data-testid=lobby] #opt-pace").select_option("24")
     page.wait_for_function("() => document.querySelector('#opt-pace')?.value === '24'")
-    page.wait_for_timeout(300)
+    tap.until_option(page, "pace", 24)
     page.click("[data-testid=start]")
     page.wait_for_selector("[data-testid=table][data-my-turn='1']")
     assert page.evaluate("window.__subscribed || 0") == 0, "nothing is asked before the tap"

@@ -49,6 +49,17 @@ class SocketTap:
         assert self.page_side is not None
         self.page_side.send(message)
 
+    def until_option(self, page: Any, name: str, value: Any, seconds: float = 15) -> None:
+        """Until the server's latest state says the table's option ``name`` is ``value``: a start sent before
+        the option's change is in would start the game without it."""
+        for _ in range(int(seconds / 0.05)):
+            state = self.last_state
+            if state is not None and state["room"]["options"].get(name) == value:
+                return
+            page.wait_for_timeout(50)
+        options = None if self.last_state is None else self.last_state["room"]["options"]
+        raise AssertionError(f"the server never said {name}={value!r}: {options}")
+
     def send(self, message: dict[str, Any]) -> None:
         assert self.page_side is not None
         self.page_side.send(json.dumps(message))
@@ -493,7 +504,7 @@ def test_a_hint_marks_the_discard_that_leaves_the_fewest_points(new_page: Any, s
     open_lobby(page, server, bot=True)
     page.check("#opt-hints")  # the host allows hints (off by default)
     page.wait_for_function("() => document.querySelector('#opt-hints')?.checked")
-    page.wait_for_timeout(300)  # the option's state arrives before the start
+    tap.until_option(page, "hints", True)
     page.click("[data-testid=start]")
     page.wait_for_selector("[data-testid=table][data-my-turn='1'][data-phase='draw']")
     assert page.locator("[data-testid=hint]").count() == 0  # the hint is for the discard: draw first
