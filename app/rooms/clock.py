@@ -1,5 +1,6 @@
 """Time, injected: rooms ask a Clock for the time and for sleeps, so tests can use a fake one; a real
-process's tests move its clock on through a file (``OffsetClock``)."""
+process's tests move its clock on through a file (``OffsetClock``). How long another process has been silent
+is measured on ``steady``, which no such move touches."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ class Clock(Protocol):
         """Seconds from an arbitrary start, for rates and timers."""
         ...
 
+    def steady(self) -> float:
+        """Seconds from an arbitrary start on a clock no test moves (``OffsetClock``'s moves leave it alone):
+        how long another process has been silent. Processes read a moved clock a moment apart, so a move on
+        ``monotonic`` would make every peer seem silent since the move (dead, and its sockets forgotten)."""
+        ...
+
     async def sleep(self, seconds: float) -> None: ...
 
 
@@ -29,6 +36,9 @@ class SystemClock:
     def monotonic(self) -> float:
         return time.monotonic()
 
+    def steady(self) -> float:
+        return time.monotonic()
+
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
 
@@ -37,7 +47,8 @@ class OffsetClock(SystemClock):
     """The system's clock, moved on by the seconds written in a file (``CLOCK_OFFSET_FILE``, for the tests of
     real processes: the hours of a paced table pass at once, for every process reading the same file). The
     file is read at most every 50 ms; a missing or unreadable file counts as no offset. Sleeps stay real: the
-    paced waker (``PACE_WAKE_SECONDS``) notices the tables a jump made due."""
+    paced waker (``PACE_WAKE_SECONDS``) notices the tables a jump made due. ``steady`` stays real too: a
+    process hears its peers' heartbeats every half second whatever the file says."""
 
     def __init__(self, path: str) -> None:
         self.path = Path(path)

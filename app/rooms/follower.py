@@ -281,7 +281,7 @@ class Follower:
             seats=said.seats,
             spectators=said.spectators,
             now=room.clock.now(),
-            at=room.clock.monotonic(),
+            at=room.clock.steady(),
             askers=said.askers,
         )
         # The pause is not stored: merged here, but not while a commit is in flight (it would be lost; the
@@ -301,7 +301,7 @@ class Follower:
             render.send_presence(self.room.table, list(self.room.presence.joined()), self.room.room_info())
 
     def forget_silent(self, older_than: float) -> None:
-        """Drop what processes not heard from since ``older_than`` (monotonic) said (they died)."""
+        """Drop what processes not heard from since ``older_than`` (``Clock.steady``) said (they died)."""
         room = self.room
         if room.presence.expire(older_than, room.clock.now()):
             render.send_presence(room.table, list(room.presence.joined()), room.room_info())

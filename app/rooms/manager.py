@@ -67,7 +67,7 @@ class RoomManager:
             broadcaster = self.redis
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
         self._heartbeat: asyncio.Task[None] | None = None
-        self.peers: dict[str, float] = {}  # another process -> when it was last heard (monotonic)
+        self.peers: dict[str, float] = {}  # another process -> when it was last heard (``Clock.steady``)
         self._checking: asyncio.Task[None] | None = None  # the tables' check against the store, if running
         self._peer_died = False  # a peer fell silent since the last check at once
         self.rooms: dict[str, Room] = {}
@@ -101,15 +101,9 @@ class RoomManager:
         while not self.draining:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             beats += 1
-            silent = self.clock.monotonic() - SILENT_AFTER_SECONDS
-            dead = [process for process, heard in self.peers.items() if heard < silent]
-            for process in dead:
-                log.warning("process %s fell silent; checking every table against the store", process)
-                del self.peers[process]
-                self.seats_elsewhere.pop(process, None)
+            dead = self.forget_silent()
             tables: dict[str, dict[str, Any]] = {}
             for room in list(self.rooms.values()):
-                room.follower.forget_silent(silent)
                 if room.has_sockets():
                     tables[room.code] = peers.here(self.broadcaster.process_id, room.table, room.presence)
             payload = {"process": self.broadcaster.process_id, "tables": tables}
@@ -123,6 +117,21 @@ class RoomManager:
                 # In a task of its own: a slow store never delays the heartbeat (peers would think us dead).
                 at_once, self._peer_died = self._peer_died, False
                 self._checking = asyncio.create_task(self.check_rooms(at_once=at_once), name="store-check")
+
+    def forget_silent(self) -> list[str]:
+        """The peers not heard from for ``SILENT_AFTER_SECONDS`` died: forget them, and what they said of
+        their sockets at each table. Silence is measured on the clock no test moves (``Clock.steady``): a
+        moved clock is read by each process a moment apart, and hours passing at once are no silence. The
+        ids of the peers forgotten."""
+        silent = self.clock.steady() - SILENT_AFTER_SECONDS
+        dead = [process for process, heard in self.peers.items() if heard < silent]
+        for process in dead:
+            log.warning("process %s fell silent; checking every table against the store", process)
+            del self.peers[process]
+            self.seats_elsewhere.pop(process, None)
+        for room in list(self.rooms.values()):
+            room.follower.forget_silent(silent)
+        return dead
 
     async def check_rooms(self, *, at_once: bool) -> None:
         """Read the stored version of every loaded table in one query, and let each room judge its cache
@@ -144,7 +153,7 @@ class RoomManager:
         said = peers.heartbeat(notice.payload)
         if said is None or said.process == self.broadcaster.process_id:
             return
-        self.peers[said.process] = self.clock.monotonic()
+        self.peers[said.process] = self.clock.steady()
         self.seats_elsewhere[said.process] = {
             code: {s for s in entry.get("seats", []) if isinstance(s, int)}
             for code, entry in said.tables.items()

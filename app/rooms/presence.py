@@ -21,7 +21,7 @@ from .connection import Connection
 
 
 class Said(NamedTuple):
-    """What another process said of its sockets at a table, and when (monotonic seconds)."""
+    """What another process said of its sockets at a table, and when (``Clock.steady`` seconds)."""
 
     seats: frozenset[int]
     spectators: int

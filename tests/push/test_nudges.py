@@ -92,6 +92,25 @@ async def test_the_person_on_turn_is_nudged_once_while_away_and_reminded_with_an
     assert len(service.at("on-turn")) == 2
 
 
+async def test_at_a_one_hour_pace_the_turn_is_notified_but_never_reminded(
+    table: tuple[RoomManager, Pusher], store: Store, service: PushService
+) -> None:
+    """A one-hour turn is its last hour from its start: "your turn" says it all, and no "an hour left"
+    follows, however often the manager looks, up to the turn's end."""
+    manager, pusher = table
+    clock: Any = manager.clock
+    room, sockets, tokens = await paced_pair(manager, hours=1)
+    assert room.table.game is not None
+    turn = room.table.game.turn
+    await subscribe(store, service, room.code, tokens[turn], "on-turn")
+    await room.detach(sockets[turn].conn)
+    for minutes in (10, 10, 10, 10, 10, 9):  # up to the turn's last minute
+        await clock.advance(minutes * 60)
+        await look(manager, pusher)
+    assert room.table.game.turn == turn, "the turn is still under way"
+    assert [n.payload["title"] for n in service.at("on-turn")] == ["Your turn at Host’s table"]
+
+
 async def test_a_socket_back_at_the_table_means_no_nudge(
     table: tuple[RoomManager, Pusher], store: Store, service: PushService
 ) -> None:

@@ -25,6 +25,10 @@ class ManualClock:
     def monotonic(self) -> float:
         return self.t
 
+    def steady(self) -> float:
+        """Manual too: a test makes a peer fall silent by advancing this clock."""
+        return self.t
+
     async def sleep(self, seconds: float) -> None:
         if seconds <= 0:
             await asyncio.sleep(0)

@@ -78,7 +78,7 @@ async def test_a_request_nobody_stands_behind_goes_whichever_process_its_asker_u
 
     # The other process dies: nobody vouches for Fay's asker from then, and her request goes a wait later.
     died = clock.now()
-    room.follower.forget_silent(clock.monotonic() + 1)
+    room.follower.forget_silent(clock.steady() + 1)
     assert room.waiting_requests() == {2: died}
     await clock.advance(WAIT - 1)
     assert room.table.seats[2].claim is not None
