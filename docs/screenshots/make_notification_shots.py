@@ -40,14 +40,11 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +58,7 @@ from app.push import texts  # noqa: E402
 from tests.e2e.conftest import CHROMIUM_ARGS as BROWSER_FLAGS  # noqa: E402
 from tests.e2e.test_my_tables import play_to_turn  # noqa: E402
 from tests.e2e.test_push_worker import registration_id  # noqa: E402
+from tests.e2e.xscreen import windows, xvfb  # noqa: E402
 from tests.server_process import free_port, start_server_process, stop_process  # noqa: E402
 
 SITE = "cards.example.org"
@@ -81,48 +79,6 @@ ACTIVE = """() => Promise.race([
 ]).then(() => true)"""
 SHOWN = """async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
   title: n.title, body: n.body, tag: n.tag, lang: n.lang, dir: n.dir }))"""
-WINDOW = re.compile(r"^\s+(0x[0-9a-f]+) .*\s(\d+)x(\d+)\+(-?\d+)\+(-?\d+)\s+\+(-?\d+)\+(-?\d+)$")
-
-
-@contextmanager
-def xvfb(width: int, height: int) -> Iterator[str]:
-    """An Xvfb screen of its own (the first free display number): its ``DISPLAY`` while it runs."""
-    if shutil.which("Xvfb") is None:
-        raise SystemExit("Xvfb is missing: apt-get install xvfb")
-    read, write = os.pipe()
-    proc = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
-        pass_fds=(write,),
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    try:
-        number = os.read(read, 16).decode().strip()
-        if not number:
-            raise RuntimeError("Xvfb did not start")
-        yield f":{number}"
-    finally:
-        os.close(read)
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def windows(display: str) -> dict[str, tuple[int, int, int, int]]:
-    """The X screen's top-level windows that are shown: id -> (width, height, x, y)."""
-    env = {**os.environ, "DISPLAY": display}
-    tree = subprocess.run(
-        ["xwininfo", "-root", "-children"], env=env, capture_output=True, text=True, check=True
-    ).stdout
-    found = {}
-    for line in tree.splitlines():
-        if (match := WINDOW.match(line)) is None:
-            continue
-        window = match.group(1)
-        state = subprocess.run(["xwininfo", "-id", window], env=env, capture_output=True, text=True).stdout
-        if "IsViewable" in state:
-            width, height, x, y = (int(match.group(i)) for i in (2, 3, 6, 7))
-            found[window] = (width, height, x, y)
-    return found
 
 
 @dataclass(frozen=True)

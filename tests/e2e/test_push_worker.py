@@ -6,7 +6,9 @@ What a push service sends, encrypted and signed, is tested in tests/push against
 A tap on a notification cannot be made here: headless Chromium shows none to click, and only a real tap lets
 the worker open or focus a window (``clients.openWindow`` says "Not allowed to open a window" otherwise). So
 the tap's handler (``openTable``, what ``notificationclick`` runs) is called in the worker with the shown
-notifications' own data, with ``openWindow`` and ``focus`` recording what the tap would open."""
+notifications' own data, with ``openWindow`` and ``focus`` recording what the tap would open, for each case
+(a window already at the table, none, another site's address). A real tap, on Chromium's own popup on an X
+screen, is test_push_tap.py."""
 
 from __future__ import annotations
 
