@@ -37,7 +37,6 @@ does for players, instead of ``127.0.0.1`` and a random port.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shutil
@@ -49,20 +48,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from app.push import texts  # noqa: E402
 from tests.e2e.conftest import CHROMIUM_ARGS as BROWSER_FLAGS  # noqa: E402
-from tests.e2e.test_my_tables import play_to_turn  # noqa: E402
+from tests.e2e.test_push_tap import paced_turn  # noqa: E402
 from tests.e2e.test_push_worker import registration_id  # noqa: E402
 from tests.e2e.xscreen import windows, xvfb  # noqa: E402
 from tests.server_process import free_port, start_server_process, stop_process  # noqa: E402
 
 SITE = "cards.example.org"
-HOSTS = {"en": ("Sara", "Omid"), "fa": ("سارا", "امید")}  # the host, and the person whose turn it is
 SCREEN = (1280, 800)  # CSS pixels: a laptop's screen
 POPUP_SCALE = 2  # device pixels per CSS pixel of the popup's picture
 CHROMIUM_ARGS = [
@@ -92,22 +88,10 @@ class Turn:
 
 def turn(base: str, lang: str) -> Turn:
     """A table at its own pace (24 hours a turn) that the host made and the guest sat at, through the API; its
-    game started and played (tests.e2e.test_my_tables) until it is the guest's turn to draw; and the push the
-    server sends the guest then: ``app.push.texts.payload`` with the table's code and its host's name as the
-    API gives them, in the guest's language (a subscription's: the page's when the bell was tapped)."""
-    host, guest = HOSTS[lang]
-    created = httpx.post(f"{base}/api/rooms", json={"name": host, "seats": 2, "options": {"pace": 24}})
-    created.raise_for_status()
-    code, host_token = created.json()["code"], created.json()["token"]
-    joined = httpx.post(f"{base}/api/rooms/{code}/join", json={"name": guest})
-    joined.raise_for_status()
-    guest_token, guest_seat = joined.json()["token"], joined.json()["seat"]
-    asyncio.run(play_to_turn(base, code, [host_token, guest_token], seat=guest_seat))
-    room = httpx.get(f"{base}/api/rooms/{code}").json()
-    if room["options"]["pace"] != 24 or room["game"]["status"] != "playing":
-        raise RuntimeError(f"not a paced game under way: {room}")
-    host_name = room["seats"][room["host_seat"]]["name"]
-    return Turn(code, guest_token, texts.payload(code=code, kind="turn", host_name=host_name, lang=lang))
+    game started and played until it is the guest's turn to draw; and the push the server sends the guest
+    then, in the guest's language (a subscription's: the page's when the bell was tapped). The same scene as
+    the real-tap browser test's (``tests.e2e.test_push_tap.paced_turn``)."""
+    return Turn(*paced_turn(base, lang))
 
 
 def shoot(playwright: Any, port: int, lang: str, at: Turn, scale: float) -> tuple[Path, tuple[int, ...]]:

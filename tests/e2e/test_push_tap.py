@@ -48,15 +48,21 @@ FLAGS = [
 
 def paced_turn(server: str, lang: str) -> tuple[str, str, bytes]:
     """Sara's table at 24 hours a turn, Omid seated, played over sockets until it is his turn; its code, his
-    token, and what the server pushes him for it (in his language)."""
+    token, and what the server pushes him for it: ``app.push.texts.payload`` with the host's name as the API
+    gives it, in his language. (The notification pictures' script sets its scene with this too.)"""
     host, guest = PEOPLE[lang]
-    made = httpx.post(f"{server}/api/rooms", json={"name": host, "seats": 2, "options": {"pace": 24}}).json()
-    joined = httpx.post(f"{server}/api/rooms/{made['code']}/join", json={"name": guest}).json()
-    run(play_to_turn(server, made["code"], [made["token"], joined["token"]], seat=joined["seat"]))
-    room = httpx.get(f"{server}/api/rooms/{made['code']}").json()
-    assert room["game"]["status"] == "playing" and room["options"]["pace"] == 24
-    payload = texts.payload(code=made["code"], kind="turn", host_name=host, lang=lang)
-    return made["code"], joined["token"], payload
+    made = httpx.post(f"{server}/api/rooms", json={"name": host, "seats": 2, "options": {"pace": 24}})
+    made.raise_for_status()
+    code, host_token = made.json()["code"], made.json()["token"]
+    joined = httpx.post(f"{server}/api/rooms/{code}/join", json={"name": guest})
+    joined.raise_for_status()
+    run(play_to_turn(server, code, [host_token, joined.json()["token"]], seat=joined.json()["seat"]))
+    room = httpx.get(f"{server}/api/rooms/{code}").json()
+    if room["options"]["pace"] != 24 or room["game"]["status"] != "playing":
+        raise RuntimeError(f"not a paced game under way: {room}")
+    host_name = room["seats"][room["host_seat"]]["name"]
+    payload = texts.payload(code=code, kind="turn", host_name=host_name, lang=lang)
+    return code, joined.json()["token"], payload
 
 
 @pytest.mark.parametrize("lang", ["en", "fa"])
