@@ -36,6 +36,7 @@ class Notice:
     payload: dict[str, Any] = field(default_factory=dict)
 
 
+EVERY_ROOM = "*"  # the channel of notices about every table (the heartbeat), heard by every process
 Listener = Callable[[Notice], None]
 Resync = Callable[[str | None], None]  # a room's code (None: every room) may have missed notices
 

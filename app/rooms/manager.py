@@ -21,7 +21,7 @@ from app.table.origins import new_salt
 from app.table.schedule import pace_of
 
 from . import paced, peers
-from .broadcast import Broadcaster, InProcessBroadcaster, Notice
+from .broadcast import EVERY_ROOM, Broadcaster, InProcessBroadcaster, Notice
 from .clock import Clock, SystemClock
 from .connection import CLOSE_RESTART
 from .lease import Leases, RedisLeases
@@ -35,7 +35,6 @@ log = logging.getLogger(__name__)
 HEARTBEAT_SECONDS = 0.5  # how often a process says which seats it has at each table
 SILENT_AFTER_SECONDS = 3 * HEARTBEAT_SECONDS  # a process not heard from for this long has died
 SWEEP_BEATS = 2  # every this many beats, the loaded tables' versions are read from the store
-EVERY_ROOM = "*"  # the channel of notices about every table (the heartbeat)
 # With several processes: a live table with no socket here leaves memory after this long (``evict_idle``).
 FOLLOWED_IDLE_SECONDS = 10.0
 

@@ -3,6 +3,8 @@
 Local listeners hear a notice at once; other processes hear it through the room's channel, on one Redis
 server or on the node of its slot in a Redis Cluster (``redis_link``). What a notice looks like on Redis
 (signed, read strictly) is ``broadcast``'s.
+
+A room no other process hears is kept quiet (``quiet``): its notices are not published for nobody.
 """
 
 from __future__ import annotations
@@ -16,8 +18,16 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from .broadcast import InProcessBroadcaster, Listener, Notice, Resync, decode_notice, encode_notice
-from .redis_link import Link, Shard, TopologyChanged, room_channel
+from .broadcast import (
+    EVERY_ROOM,
+    InProcessBroadcaster,
+    Listener,
+    Notice,
+    Resync,
+    decode_notice,
+    encode_notice,
+)
+from .redis_link import Link, Shard, TopologyChanged, room_channel, room_of
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +38,7 @@ OUTBOX_LIMIT = 10_000  # notices waiting for Redis beyond this are dropped (the 
 FLUSH_SECONDS = 2.0  # at shutdown, the longest wait for the notices still to be published
 RETRY_SECONDS = 0.5  # between attempts to reach Redis again
 POLL_SECONDS = 0.1  # the subscriber's longest wait for a message before it looks at new subscriptions
+HELLO = "hello"  # the notice a process publishes on a room's channel when it starts to hear it (``quiet``)
 
 
 class RedisBroadcaster:
@@ -61,11 +72,12 @@ class RedisBroadcaster:
         self._been_up: set[str] = set()  # shards (by name) that were subscribed once
         self._task: asyncio.Task[None] | None = None
         self._closing = False
-        self._outbox: list[tuple[str, str, str]] = []  # (shard, channel, message), in publishing order
+        self._outbox: list[tuple[str, str, str]] = []  # (shard, room, message), in publishing order
         self._outbox_ready = asyncio.Event()
         self._publisher: asyncio.Task[None] | None = None
         self._sending = False  # a batch is on its way to Redis
         self.dropped = 0  # notices not published (Redis away or too far behind)
+        self.kept_back = 0  # notices not published because no other process heard their room
 
     @property
     def up(self) -> bool:
@@ -105,11 +117,17 @@ class RedisBroadcaster:
         shard = self._shard(notice.room)
         if shard is None or not shard.up or self._closing:  # its shard is away: the others resync later
             return
+        if shard.hearers.keep_back(notice):  # no other process hears this room (until one says hello)
+            self.kept_back += 1
+            return
+        self._queue(shard, notice)
+
+    def _queue(self, shard: Shard, notice: Notice) -> None:
         if len(self._outbox) >= OUTBOX_LIMIT:
             self.dropped += 1
             return
         message = encode_notice(notice, self.process_id, self._key)
-        self._outbox.append((shard.name, room_channel(notice.room), message))
+        self._outbox.append((shard.name, notice.room, message))
         self._outbox_ready.set()
 
     def _shard(self, room: str) -> Shard | None:
@@ -133,8 +151,8 @@ class RedisBroadcaster:
             if not batch:
                 continue
             by_shard: dict[str, list[tuple[str, str]]] = defaultdict(list)
-            for name, channel, message in batch:
-                by_shard[name].append((channel, message))
+            for name, room, message in batch:
+                by_shard[name].append((room, message))
             self._sending = True
             try:
                 await asyncio.gather(*(self._send(name, notices) for name, notices in by_shard.items()))
@@ -146,15 +164,23 @@ class RedisBroadcaster:
         try:
             if shard is None:
                 raise ConnectionError(f"no shard {name!r} now")
+            subscription, hearers = shard.pubsub, shard.hearers
+            spoken_before, proven = hearers.before_publishing([room for room, _ in notices])
             async with shard.client.pipeline(transaction=False) as pipe:
-                for channel, message in notices:
-                    pipe.execute_command(self.link.publish_command, channel, message)
-                await pipe.execute()
+                for room, message in notices:
+                    pipe.execute_command(self.link.publish_command, room_channel(room), message)
+                receivers = await pipe.execute()
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # its subscriber notices too, reconnects and resyncs its rooms
             self.dropped += len(notices)
             log.warning("could not publish %d notice(s) to Redis: %s", len(notices), exc)
+            return
+        if shard.pubsub is subscription:  # not subscribed anew meanwhile (what was proven still holds)
+            for (room, _), was_proven, heard_by in zip(notices, proven, receivers, strict=True):
+                hearers.published(
+                    room, heard_by, spoken_before=spoken_before, proven=was_proven, loaded=room in shard.rooms
+                )
 
     async def ping(self) -> None:
         """Every node answers (one server, or each node of a cluster: by default its PING asks one)."""
@@ -231,9 +257,10 @@ class RedisBroadcaster:
                     if not shard.pubsub.subscribed:  # a node holding none of our rooms: nothing to read
                         await asyncio.sleep(POLL_SECONDS)
                         continue
-                    data = shard.data(await shard.pubsub.get_message(timeout=POLL_SECONDS))
+                    message = await shard.pubsub.get_message(timeout=POLL_SECONDS)
+                    data = shard.data(message)
                     if data is not None:
-                        self._received(data)
+                        self._received(shard, room_of(str(message["channel"])), data)
             except (asyncio.CancelledError, TopologyChanged):
                 raise
             except Exception as exc:
@@ -254,23 +281,33 @@ class RedisBroadcaster:
         if new:
             await shard.subscribe(*(room_channel(code) for code in new))
             shard.rooms |= new
+            for code in new - {EVERY_ROOM}:  # whoever kept the room quiet publishes again
+                self._queue(shard, Notice(code, HELLO, 0))
             if resync_new:  # a notice published between the room's load and now was not heard
                 for code in new:
                     self.on_resync(code)
         if gone:
             await shard.unsubscribe(*(room_channel(code) for code in gone))
             shard.rooms -= gone
+            for code in gone:
+                shard.hearers.forget(code)
 
-    def _received(self, data: str) -> None:
+    def _received(self, shard: Shard, room: str, data: str) -> None:
+        """A message on ``room``'s channel of ``shard``."""
         body = data.partition(".")[2] if self._key else data
-        if body.startswith(self._own):  # ours, back from Redis (delivered here when published): not read
+        if body.startswith(self._own):  # ours, back from Redis (delivered here when published): not read,
+            shard.hearers.echoed(room)  # but it proves Redis counts us among the channel's receivers
             return
         try:
             sender, notice = decode_notice(data, self._key)
         except ValueError:
             log.warning("ignored a malformed notice on Redis")
             return
-        if sender != self.process_id:  # our own were delivered when published
+        if sender == self.process_id:  # our own were delivered when published
+            return
+        for kept in shard.hearers.spoken(room):  # a room kept quiet is said again, from what was kept back
+            self._queue(shard, kept)
+        if notice.kind != HELLO:
             self._local.deliver(notice)
 
 

@@ -20,6 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from app.config import is_redis_cluster, plain_redis_url
 
+from .quiet import Hearers
+
 CHANNEL_PREFIX = "tt:room:"
 LEASE_PREFIX = "tt:lease:"
 
@@ -61,6 +63,7 @@ class Shard:
     owned: bool = False  # its clients are closed with it (a cluster's node; one server's is the link's)
     pubsub: Any = None  # redis.asyncio.client.PubSub, a new one at each connection
     rooms: set[str] = field(default_factory=set)  # codes whose channels are subscribed here
+    hearers: Hearers = field(default_factory=Hearers)  # who else hears its rooms (this subscription's)
     seen: int = -1  # the broadcaster's room generation this shard last followed
     up: bool = False  # subscribed and read
     again: bool = False  # connected before: notices published while it was away are gone
@@ -69,6 +72,7 @@ class Shard:
     def connect(self) -> None:
         self.pubsub = self.listener.pubsub(ignore_subscribe_messages=not self.sharded)
         self.rooms, self.seen = set(), -1
+        self.hearers = Hearers()
 
     async def disconnect(self) -> None:
         self.up = False

@@ -16,9 +16,8 @@ import pytest
 from app.config import Settings
 from app.rooms import RoomManager, paced
 from app.rooms import manager as manager_module
-from app.rooms.broadcast import Notice
+from app.rooms.broadcast import EVERY_ROOM, Notice
 from app.rooms.clock import OffsetClock, SystemClock
-from app.rooms.manager import EVERY_ROOM
 from app.store import Store
 from tests.conftest import at_head
 

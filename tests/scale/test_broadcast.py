@@ -252,8 +252,10 @@ async def test_a_processs_own_notices_back_from_redis_are_not_read_again(
     decode = broadcast.decode_notice
 
     def counted(data: str, key: bytes = b"") -> tuple[str, Notice]:
-        decoded.append(data)
-        return decode(data, key)
+        sender, notice = decode(data, key)
+        if notice.kind == "moves":  # not each process's hello on joining the room, read by the other
+            decoded.append(data)
+        return sender, notice
 
     monkeypatch.setattr(broadcast, "decode_notice", counted)
     own: list[int] = []
@@ -264,3 +266,118 @@ async def test_a_processs_own_notices_back_from_redis_are_not_read_again(
     await asyncio.sleep(0.3)  # the sender's copies have come back by now
     assert own == list(range(1, 51)), "heard once each, when published"
     assert len(decoded) == 50, "only the receiver read them"
+
+
+async def _publishes(server: Redis) -> int:
+    """How many PUBLISH (one server) or SPUBLISH (a cluster's nodes) commands Redis has run so far."""
+    total = 0
+    for node in server.nodes if isinstance(server, RedisCluster) else [server]:
+        probe = aioredis.from_url(node.url)
+        try:
+            stats = await probe.info("commandstats")
+        finally:
+            await probe.aclose()
+        total += sum(stats.get(f"cmdstat_{name}", {}).get("calls", 0) for name in ("publish", "spublish"))
+    return total
+
+
+async def _quiet(sender: RedisBroadcaster, server: Redis, room: str) -> None:
+    """``room`` is loaded at ``sender`` only, and has been published on once: Redis said that only the sender
+    heard it, and the sender's own notice came back (it is subscribed). Its notices are kept back from now."""
+    sender.subscribe(room, lambda _notice: None)
+    await asyncio.sleep(0.3)  # subscribed, and its hello has come back to it
+    await sender.publish(Notice(room, "state", 1))
+    await asyncio.sleep(0.2)  # Redis's answer has been read: the sender alone heard it
+    before = await _publishes(server)
+    for version in range(2, 12):
+        await sender.publish(Notice(room, "state", version))
+    await asyncio.sleep(0.2)
+    assert await _publishes(server) == before, "notices nobody else hears were published"
+    assert sender.kept_back == 10
+
+
+async def test_a_room_no_other_process_hears_is_kept_quiet_but_the_heartbeat_is_not(pair: Pair) -> None:
+    """Behind a balancer that hashes tables, a table's sockets are on one process: its moves are not sent
+    to Redis for nobody. The heartbeat (how processes find each other) is always sent, even with no peer."""
+    from app.rooms.broadcast import EVERY_ROOM
+
+    sender, server = pair.sender, pair.server
+    await _quiet(sender, server, "QUIET")
+    sender.subscribe(EVERY_ROOM, lambda _notice: None)
+    await asyncio.sleep(0.3)  # subscribed
+    before = await _publishes(server)
+    for _ in range(5):
+        await sender.publish(Notice(EVERY_ROOM, "here", 0, {}))
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.2)
+    assert await _publishes(server) - before == 5
+
+
+async def test_a_process_that_joins_a_quiet_room_hears_what_was_kept_back_and_all_after(pair: Pair) -> None:
+    """A second process loads the table (a socket on another process, a process that took over): its hello
+    makes the first publish again, starting with the last seconds' notices it kept back, so the newcomer
+    misses nothing it did not read from the store. When the newcomer leaves, the room is quiet again."""
+    sender, receiver, server = pair.sender, pair.receiver, pair.server
+    await _quiet(sender, server, "QUIET")
+    heard: list[int] = []
+    stop = receiver.subscribe("QUIET", lambda notice: heard.append(notice.version))
+    await _until(lambda: heard == list(range(2, 12)))  # what was kept back, in order
+    for version in range(12, 22):
+        await sender.publish(Notice("QUIET", "state", version))
+    await _until(lambda: heard[-1:] == [21])
+    assert heard == list(range(2, 22))
+    stop()  # the newcomer's copy leaves
+    await asyncio.sleep(0.3)  # it has unsubscribed
+    await sender.publish(Notice("QUIET", "state", 22))  # Redis counts the sender alone again
+    await asyncio.sleep(0.3)
+    before, kept = await _publishes(server), sender.kept_back
+    for version in range(23, 28):
+        await sender.publish(Notice("QUIET", "state", version))
+    await asyncio.sleep(0.2)
+    assert await _publishes(server) == before and sender.kept_back == kept + 5
+
+
+async def test_joining_while_the_room_moves_loses_no_notice(pair: Pair) -> None:
+    """The table moves every few milliseconds while another process loads it: whatever the order of its
+    hello and the moves, it hears every notice from its first on, with no gap (a gap would be a move its
+    sockets see only at the next sweep of the store)."""
+    sender, receiver, server = pair.sender, pair.receiver, pair.server
+    await _quiet(sender, server, "QUIET")
+    heard: list[int] = []
+    last = 300
+
+    async def moves() -> None:
+        for version in range(12, last + 1):
+            await sender.publish(Notice("QUIET", "state", version))
+            await asyncio.sleep(0.003)
+
+    moving = asyncio.create_task(moves())
+    await asyncio.sleep(0.2)
+    receiver.subscribe("QUIET", lambda notice: heard.append(notice.version))
+    await moving
+    await _until(lambda: heard[-1:] == [last])
+    assert heard and heard[0] < 100, "joined in the middle of the moves"
+    assert sorted(set(heard)) == list(range(heard[0], last + 1))
+
+
+async def test_after_redis_restarts_a_quiet_room_is_said_again_until_proven_quiet_anew(pair: Pair) -> None:
+    """What proved a room quiet belongs to the subscription it was proven on: after Redis restarts, the room
+    is published on again (a process may have joined it while Redis was away, its hello lost), and a
+    process that did join meanwhile hears the next notice."""
+    sender, receiver, server = pair.sender, pair.receiver, pair.server
+    await _quiet(sender, server, "QUIET")
+    heard: list[int] = []
+    for joined_meanwhile in (False, True):
+        server.kill("QUIET")  # on a cluster, the node of the room's slot
+        await _until(lambda: not sender.hearing("QUIET", 0))
+        if joined_meanwhile:
+            receiver.subscribe("QUIET", lambda notice: heard.append(notice.version))
+        server.start()
+        await _until(lambda: sender.hearing("QUIET", 0) and receiver.hearing("QUIET", 0))
+        await asyncio.sleep(0.3)  # both subscribed again
+        before = await _publishes(server)  # counted anew: the server restarted
+        await sender.publish(Notice("QUIET", "state", 50))
+        await asyncio.sleep(0.2)
+        assert await _publishes(server) == before + 1
+        if joined_meanwhile:
+            await _until(lambda: heard[-1:] == [50])
