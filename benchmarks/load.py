@@ -91,6 +91,7 @@ CARD_ORDER = {"A": 1, "J": 11, "Q": 12, "K": 13}
 BACKOFF_S = (0.3, 1.0, 2.0, 4.0, 8.0)
 CONNECT_SPREAD_S = 1.0  # the sockets of the run's start connect within this many seconds
 RESTART_RETRY_S = 0.5  # after `restarting`: every 0.5-1 s, as static/js/socket.js
+PROFILE_OUT: list[str | None] = [None]  # --profile-out
 ACKS_IN_STATE = [True]  # --acks: how the players' sockets take their acks (a server before it: "frame")
 
 
@@ -678,6 +679,10 @@ def main() -> None:
         help="py-spy (pip install py-spy) samples the server for S s of the window: CPU by layer",
     )  # fmt: skip
     parser.add_argument(
+        "--profile-out", default=None,
+        help="with --profile: keep py-spy's stacks in this file (benchmarks/profile_layers.py reads it)",
+    )  # fmt: skip
+    parser.add_argument(
         "--acks", choices=("in_state", "frame"), default="in_state",
         help="players' acks inside the state (one frame fewer per move) or as ack messages (older servers)",
     )  # fmt: skip
@@ -707,6 +712,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     ACKS_IN_STATE[0] = args.acks == "in_state"
+    PROFILE_OUT[0] = args.profile_out
     if args.processes:
         run_processes(args)
         return
@@ -1092,14 +1098,15 @@ async def profile_server(server: Server, seconds: float, stats: Stats) -> None:
     if server.proc is None or not Path(spy).exists():
         stats.profile_note = "no profile: py-spy is not installed (pip install py-spy)"
         return
-    with tempfile.NamedTemporaryFile(suffix=".txt") as out:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(PROFILE_OUT[0] or Path(tmp) / "profile.txt")  # --profile-out keeps it
         command = [spy, "record", "-p", str(server.proc.pid), "-d", str(int(seconds)), "-r", "200"]
-        command += ["--native", "--threads", "-f", "raw", "-o", out.name]
+        command += ["--native", "--threads", "-f", "raw", "-o", str(out)]
         spied = await asyncio.create_subprocess_exec(
             *command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         await spied.wait()
-        stats.profile = layers(Path(out.name).read_text(errors="replace"))
+        stats.profile = layers(out.read_text(errors="replace"))
 
 
 def storm_lines(stats: Stats) -> list[str]:

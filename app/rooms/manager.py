@@ -160,6 +160,8 @@ class RoomManager:
         }
         nothing = {"process": said.process, "seats": [], "spectators": 0}
         for code, room in list(self.rooms.items()):
+            if code not in said.tables and not room.presence.heard_from(said.process):
+                continue  # nothing said of it now or before (behind the hashing balancer: nearly every room)
             here = peers.here_said(
                 said.tables.get(code, nothing),
                 room.table,

@@ -100,6 +100,10 @@ class Presence:
             self.remote.pop(process, None)
         return self._settle(before, now)
 
+    def heard_from(self, process: str) -> bool:
+        """``process`` has said it has someone at the table (and has not said otherwise since)."""
+        return process in self.remote
+
     def expire(self, older_than: float, now: datetime) -> bool:
         """Forget processes silent since ``older_than``; True if who is connected changed."""
         before = self._snapshot()
