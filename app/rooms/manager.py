@@ -149,8 +149,10 @@ class RoomManager:
 
     def _heard_heartbeat(self, notice: Notice) -> None:
         """Another process's heartbeat: what it has at each table loaded here (nothing, if not listed)."""
+        if notice.payload.get("process") == self.broadcaster.process_id:
+            return  # our own, delivered here when published
         said = peers.heartbeat(notice.payload)
-        if said is None or said.process == self.broadcaster.process_id:
+        if said is None:
             return
         self.peers[said.process] = self.clock.steady()
         self.seats_elsewhere[said.process] = {

@@ -17,8 +17,9 @@ from .clock import Clock
 log = logging.getLogger(__name__)
 
 REMINDER_BEFORE = timedelta(hours=1)  # a paced turn's last reminder: when this much of it is left
-# A turn this young is not notified yet: a socket its person opened on another process a moment ago may not be
-# in that process's heartbeat (every 0.5 s) yet, and "your turn" would reach a person at the table.
+# A turn this young is not notified yet, nor its last hour reminded of this soon after it began: a socket its
+# person opened on another process a moment ago may not be in that process's heartbeat (every 0.5 s) yet, and
+# the notification would reach a person at the table.
 TURN_SETTLES = timedelta(seconds=1)
 
 
@@ -117,6 +118,7 @@ async def nudge_turns(manager: Waking) -> int:
         left = max(60, int((turn.due_at - now).total_seconds()))
         args = (turn.code, turn.token_hash, key, turn.host_name)
         queued += manager.nudger.turn(*args, ttl=left, due_at=turn.due_at)
-        if turn.due_at - now <= REMINDER_BEFORE < timedelta(hours=turn.hours):
+        in_last_hour = turn.due_at - now <= REMINDER_BEFORE - TURN_SETTLES
+        if in_last_hour and timedelta(hours=turn.hours) > REMINDER_BEFORE:
             queued += manager.nudger.reminder(*args, ttl=left, due_at=turn.due_at)
     return queued

@@ -106,6 +106,8 @@ class Presence:
 
     def expire(self, older_than: float, now: datetime) -> bool:
         """Forget processes silent since ``older_than``; True if who is connected changed."""
+        if all(said.at >= older_than for said in self.remote.values()):
+            return False  # none fell silent (behind the hashing balancer, usually none said anything here)
         before = self._snapshot()
         self.remote = {p: said for p, said in self.remote.items() if said.at >= older_than}
         return self._settle(before, now)

@@ -13,10 +13,11 @@ import pytest
 
 from app.config import Settings
 from app.push import Pusher
-from app.rooms import RoomManager, hash_token, paced
+from app.rooms import Room, RoomManager, hash_token, paced
 from app.store import PushSubscription, Store
 from tests.push_service import PushService
 from tests.rooms.fakes import FakeSocket, ManualClock
+from tests.rooms.test_moved_clock import heartbeat
 from tests.rooms.test_paced import HOUR, paced_pair
 from tests.rooms.test_timers import play_turn, settle
 
@@ -42,6 +43,19 @@ async def subscribe(store: Store, service: PushService, code: str, token: str, d
         code, hash_token(token), device, browser["endpoint"], keys["p256dh"], keys["auth"], "en"
     )
     assert await store.push_subscribe(sub, now=ManualClock().now()) == "subscribed"
+
+
+async def away_on_turn(
+    manager: RoomManager, store: Store, service: PushService, *, hours: int
+) -> tuple[Room, int]:
+    """A paced table of two under way whose person on turn has a device subscribed ("on-turn") and has just
+    closed their socket: the room, and the seat on turn."""
+    room, sockets, tokens = await paced_pair(manager, hours=hours)
+    assert room.table.game is not None
+    turn = room.table.game.turn
+    await subscribe(store, service, room.code, tokens[turn], "on-turn")
+    await room.detach(sockets[turn].conn)
+    return room, turn
 
 
 async def look(manager: RoomManager, pusher: Pusher) -> int:
@@ -99,16 +113,35 @@ async def test_at_a_one_hour_pace_the_turn_is_notified_but_never_reminded(
     follows, however often the manager looks, up to the turn's end."""
     manager, pusher = table
     clock: Any = manager.clock
-    room, sockets, tokens = await paced_pair(manager, hours=1)
+    room, turn = await away_on_turn(manager, store, service, hours=1)
     assert room.table.game is not None
-    turn = room.table.game.turn
-    await subscribe(store, service, room.code, tokens[turn], "on-turn")
-    await room.detach(sockets[turn].conn)
     for minutes in (10, 10, 10, 10, 10, 9):  # up to the turn's last minute
         await clock.advance(minutes * 60)
         await look(manager, pusher)
     assert room.table.game.turn == turn, "the turn is still under way"
     assert [n.payload["title"] for n in service.at("on-turn")] == ["Your turn at Host’s table"]
+
+
+async def test_the_last_hour_is_reminded_only_once_a_socket_opened_elsewhere_just_before_is_heard(
+    table: tuple[RoomManager, Pusher], store: Store, service: PushService
+) -> None:
+    """The reminder waits as "your turn" does: at the instant the last hour begins, a person who opened the
+    table through another process a moment before may not be in its heartbeat yet."""
+    manager, pusher = table
+    clock: Any = manager.clock
+    room, turn = await away_on_turn(manager, store, service, hours=8)
+    await clock.advance(60)
+    await look(manager, pusher)
+    assert len(service.at("on-turn")) == 1, "your turn"
+    await clock.advance(7 * HOUR - 60)  # the last hour begins
+    await look(manager, pusher)
+    assert len(service.at("on-turn")) == 1, (
+        "an hour begun this instant: another process may not have said yet"
+    )
+    manager._heard_heartbeat(heartbeat("far", room.code, [turn]))  # it says now: they are at the table there
+    await clock.advance(paced.TURN_SETTLES.total_seconds())
+    await look(manager, pusher)
+    assert len(service.at("on-turn")) == 1, "at the table: no reminder"
 
 
 async def test_a_socket_back_at_the_table_means_no_nudge(
