@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from app.rooms.broadcast import Notice, encode_notice
+from app.rooms.broadcast import EVERY_ROOM, Notice, encode_notice
 from app.rooms.lease import RedisLeases
 from app.rooms.redis_broadcast import RedisBroadcaster
 from app.rooms.redis_link import room_channel
@@ -299,8 +299,6 @@ async def _quiet(sender: RedisBroadcaster, server: Redis, room: str) -> None:
 async def test_a_room_no_other_process_hears_is_kept_quiet_but_the_heartbeat_is_not(pair: Pair) -> None:
     """Behind a balancer that hashes tables, a table's sockets are on one process: its moves are not sent
     to Redis for nobody. The heartbeat (how processes find each other) is always sent, even with no peer."""
-    from app.rooms.broadcast import EVERY_ROOM
-
     sender, server = pair.sender, pair.server
     await _quiet(sender, server, "QUIET")
     sender.subscribe(EVERY_ROOM, lambda _notice: None)
